@@ -1,0 +1,352 @@
+#include "harness.h"
+
+#include "half.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tutorial's GPUs: tensor-core steps use cp.async and ldmatrix (sm_80). */
+enum { MIN_MAJOR = 8, MIN_MINOR = 0 };
+
+static const char *prog = "gemm"; /* the step's name, for messages */
+
+#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+#define CUBLAS_CHECK(call) cublas_check((call), #call, __FILE__, __LINE__)
+
+static void cuda_check(cudaError_t err, const char *what, const char *file, int line)
+{
+    if (err == cudaSuccess)
+        return;
+    if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorUnsupportedPtxVersion) {
+        int dev = 0, major = 0, minor = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        fprintf(stderr, "%s: this build has no code for this GPU (sm_%d%d): rebuild with make ARCH=sm_%d%d\n",
+                prog, major, minor, major, minor);
+        exit(2);
+    }
+    fprintf(stderr, "%s: CUDA error %s (%s) in %s at %s:%d\n", prog, cudaGetErrorName(err),
+            cudaGetErrorString(err), what, file, line);
+    exit(1);
+}
+
+static void cublas_check(cublasStatus_t st, const char *what, const char *file, int line)
+{
+    if (st == CUBLAS_STATUS_SUCCESS)
+        return;
+    fprintf(stderr, "%s: cuBLAS error %d in %s at %s:%d\n", prog, (int)st, what, file, line);
+    exit(1);
+}
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "%s: out of host memory (%.2f GiB more needed)\n", prog,
+                (double)bytes / (1u << 30));
+        exit(2);
+    }
+    return p;
+}
+
+static size_t input_size(enum input_type input)
+{
+    return input == INPUT_FP16 ? sizeof(uint16_t) : sizeof(float);
+}
+
+static int full_reference(int M, int N, int K)
+{
+    return (long long)M * N * K <= FULL_REFERENCE_MAX_MACS;
+}
+
+int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu)
+{
+    prog = step->name;
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        fprintf(stderr, "%s: no CUDA GPU found (%s)\n", prog,
+                err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
+        return 2;
+    }
+    const int dev = 0;
+    CUDA_CHECK(cudaSetDevice(dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&gpu->major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&gpu->minor, cudaDevAttrComputeCapabilityMinor, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&gpu->sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaRuntimeGetVersion(&gpu->runtime));
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    snprintf(gpu->name, sizeof gpu->name, "%s", prop.name);
+
+    if (gpu->major * 10 + gpu->minor < MIN_MAJOR * 10 + MIN_MINOR) {
+        fprintf(stderr, "%s: needs compute capability %d.%d or newer (Ampere); GPU %d, %s, is %d.%d\n",
+                prog, MIN_MAJOR, MIN_MINOR, dev, gpu->name, gpu->major, gpu->minor);
+        return 2;
+    }
+
+    /* A, B, C, and a second C for the comparison with cuBLAS. */
+    const double in = (double)input_size(step->input);
+    double need = in * opt->M * opt->K + in * opt->K * opt->N + 4.0 * opt->M * opt->N;
+    if (opt->check && !full_reference(opt->M, opt->N, opt->K))
+        need += 4.0 * opt->M * opt->N;
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (need > 0.95 * (double)free_bytes) {
+        fprintf(stderr, "%s: M=%d N=%d K=%d needs %.2f GiB of GPU memory; %s has %.2f GiB free\n",
+                prog, opt->M, opt->N, opt->K, need / (1u << 30), gpu->name,
+                (double)free_bytes / (1u << 30));
+        return 2;
+    }
+    return -1;
+}
+
+static void upload(void *dst, const float *src, size_t n, enum input_type input)
+{
+    if (input == INPUT_FP32) {
+        CUDA_CHECK(cudaMemcpy(dst, src, n * sizeof(float), cudaMemcpyHostToDevice));
+        return;
+    }
+    uint16_t *h = host_alloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = float_to_half(src[i]); /* exact: src already holds half values */
+    CUDA_CHECK(cudaMemcpy(dst, h, n * sizeof *h, cudaMemcpyHostToDevice));
+    free(h);
+}
+
+void setup_problem(struct problem *p, const struct step *step, const struct options *opt)
+{
+    const int M = opt->M, N = opt->N, K = opt->K;
+    const size_t a_n = (size_t)M * K, b_n = (size_t)K * N, c_n = (size_t)M * N;
+    const int to_half = step->input == INPUT_FP16;
+
+    memset(p, 0, sizeof *p);
+    p->input = step->input;
+    p->A = host_alloc(a_n * sizeof(float));
+    p->B = host_alloc(b_n * sizeof(float));
+    uint64_t state = opt->seed;
+    fill_random(p->A, a_n, &state, to_half);
+    fill_random(p->B, b_n, &state, to_half);
+    if (opt->beta != 0.0f) {
+        p->C0 = host_alloc(c_n * sizeof(float));
+        fill_random(p->C0, c_n, &state, 0);
+    }
+
+    p->host = (struct gemm_data){ M, N, K, opt->alpha, opt->beta, p->A, p->B, p->C0 };
+
+    CUDA_CHECK(cudaMalloc(&p->dA, a_n * input_size(p->input)));
+    CUDA_CHECK(cudaMalloc(&p->dB, b_n * input_size(p->input)));
+    CUDA_CHECK(cudaMalloc((void **)&p->dC, c_n * sizeof(float)));
+    upload(p->dA, p->A, a_n, p->input);
+    upload(p->dB, p->B, b_n, p->input);
+}
+
+void free_problem(struct problem *p)
+{
+    CUDA_CHECK(cudaFree(p->dA));
+    CUDA_CHECK(cudaFree(p->dB));
+    CUDA_CHECK(cudaFree(p->dC));
+    free(p->A);
+    free(p->B);
+    free(p->C0);
+}
+
+/* C before a checked run: the random C0, or all NaN (bytes 0xff) when
+ * beta == 0, so a kernel that reads C anyway, or skips an element, shows. */
+static void reset_c(const struct problem *p)
+{
+    const size_t bytes = (size_t)p->host.M * p->host.N * sizeof(float);
+    if (p->C0)
+        CUDA_CHECK(cudaMemcpy(p->dC, p->C0, bytes, cudaMemcpyHostToDevice));
+    else
+        CUDA_CHECK(cudaMemset(p->dC, 0xff, bytes));
+}
+
+static void run_once(const struct problem *p, gemm_fn fn, float *out)
+{
+    const struct gemm_data *d = &p->host;
+    reset_c(p);
+    fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(out, p->dC, (size_t)d->M * d->N * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+}
+
+struct check_result check_gemm(const struct problem *p, gemm_fn fn)
+{
+    const struct gemm_data *d = &p->host;
+    const int full = full_reference(d->M, d->N, d->K);
+    struct check_result r = { 0 };
+
+    float *got = host_alloc((size_t)d->M * d->N * sizeof(float));
+    run_once(p, fn, got);
+
+    int *rows = host_alloc((size_t)sample_capacity(d->M, full) * sizeof(int));
+    int *cols = host_alloc((size_t)sample_capacity(d->N, full) * sizeof(int));
+    const int nrows = sample_indices(d->M, full, 1, rows);
+    const int ncols = sample_indices(d->N, full, 2, cols);
+    check_reference(d, got, rows, nrows, cols, ncols, &r);
+    free(rows);
+    free(cols);
+
+    if (!full) {
+        float *other = host_alloc((size_t)d->M * d->N * sizeof(float));
+        run_once(p, cublas_gemm(p->input), other);
+        check_other(d, got, other, &r);
+        free(other);
+    }
+    free(got);
+    check_verdict(&r);
+    return r;
+}
+
+static cublasHandle_t cublas_handle(void)
+{
+    static cublasHandle_t handle;
+    if (!handle) {
+        CUBLAS_CHECK(cublasCreate(&handle));
+        /* The FP32 yardstick is true FP32: no TF32 tensor-core shortcut. */
+        CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+    }
+    return handle;
+}
+
+/* cuBLAS is column-major. A row-major M x N matrix is the column-major
+ * N x M matrix of its transpose, and C^T = B^T A^T, so swapping the operands
+ * computes the row-major product with no transposes at all. */
+static void cublas_fp32(int M, int N, int K, float alpha, const void *A, const void *B,
+                        float beta, float *C)
+{
+    CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
+                             (const float *)B, N, (const float *)A, K, &beta, C, N));
+}
+
+static void cublas_fp16(int M, int N, int K, float alpha, const void *A, const void *B,
+                        float beta, float *C)
+{
+    CUBLAS_CHECK(cublasGemmEx(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
+                              B, CUDA_R_16F, N, A, CUDA_R_16F, K, &beta, C, CUDA_R_32F, N,
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+gemm_fn cublas_gemm(enum input_type input)
+{
+    cublas_handle(); /* created here, outside any timed region */
+    return input == INPUT_FP16 ? cublas_fp16 : cublas_fp32;
+}
+
+static const char *cublas_label(enum input_type input)
+{
+    return input == INPUT_FP16 ? "cublasGemmEx, fp16 in, fp32 out, CUBLAS_COMPUTE_32F"
+                               : "cublasSgemm, FP32 math (no TF32)";
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct timing time_gemm(const struct problem *p, gemm_fn fn, const struct options *opt)
+{
+    const struct gemm_data *d = &p->host;
+    const int n = opt->iters;
+    struct timing t = { .warmup = opt->warmup, .runs = n };
+
+    for (int i = 0; i < opt->warmup; i++)
+        fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    /* One event pair per run, read after the last: no host round trip
+     * between runs, and each run timed on its own for the median. */
+    cudaEvent_t *ev = host_alloc(2 * (size_t)n * sizeof *ev);
+    double *ms = host_alloc((size_t)n * sizeof *ms);
+    for (int i = 0; i < 2 * n; i++)
+        CUDA_CHECK(cudaEventCreate(&ev[i]));
+    for (int i = 0; i < n; i++) {
+        CUDA_CHECK(cudaEventRecord(ev[2 * i], 0));
+        fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
+        CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], 0));
+    }
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < n; i++) {
+        float e;
+        CUDA_CHECK(cudaEventElapsedTime(&e, ev[2 * i], ev[2 * i + 1]));
+        ms[i] = e;
+    }
+    for (int i = 0; i < 2 * n; i++)
+        CUDA_CHECK(cudaEventDestroy(ev[i]));
+
+    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+    t.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    t.min_ms = ms[0];
+    t.max_ms = ms[n - 1];
+    free(ev);
+    free(ms);
+    return t;
+}
+
+static double tflops(const struct options *opt, double ms)
+{
+    return 2.0 * opt->M * opt->N * opt->K / (ms * 1e-3) / 1e12;
+}
+
+void report(const struct step *step, const struct gpu *gpu, const struct options *opt,
+            const struct timing *mine, const struct timing *cublas,
+            const struct check_result *check)
+{
+    const int fp16 = step->input == INPUT_FP16;
+    const double pct = 100.0 * cublas->median_ms / mine->median_ms;
+
+    printf("%s: C = alpha * A x B + beta * C\n", step->name);
+    printf("  GPU        %s (sm_%d%d, %d SMs), CUDA runtime %d.%d\n", gpu->name, gpu->major,
+           gpu->minor, gpu->sms, gpu->runtime / 1000, gpu->runtime % 1000 / 10);
+    printf("  shape      M=%d N=%d K=%d, alpha=%g beta=%g\n", opt->M, opt->N, opt->K,
+           opt->alpha, opt->beta);
+    printf("  precision  A, B %s; accumulate fp32; C fp32\n",
+           fp16 ? "fp16 (IEEE binary16)" : "fp32");
+    printf("  kernel     %9.3f ms %8.2f TFLOPS   median of %d runs after %d warm-up (min %.3f, max %.3f)\n",
+           mine->median_ms, tflops(opt, mine->median_ms), mine->runs, mine->warmup,
+           mine->min_ms, mine->max_ms);
+    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, same protocol\n",
+           cublas->median_ms, tflops(opt, cublas->median_ms), cublas_label(step->input));
+    printf("  vs cuBLAS  %.1f %%\n", pct);
+    if (!check) {
+        printf("  check      skipped (--no-check)\n");
+    } else {
+        printf("  check      %s: worst error %.3g of tolerance (%.3g absolute) on %lld elements vs a CPU reference in double",
+               check->pass ? "PASS" : "FAIL", check->ref_worst, check->ref_worst_err,
+               check->ref_count);
+        if (check->blas_count)
+            printf("; %.3g of tolerance on all %lld vs cuBLAS", check->blas_worst,
+                   check->blas_count);
+        printf("\n");
+        if (check->nonfinite)
+            printf("  check      FAIL: %lld elements are NaN or Inf\n", check->nonfinite);
+    }
+
+    char gpu_name[sizeof gpu->name];
+    snprintf(gpu_name, sizeof gpu_name, "%s", gpu->name);
+    for (char *c = gpu_name; *c; c++)
+        if (*c == ' ')
+            *c = '_';
+    const double worst = !check ? 0.0 : check->blas_worst > check->ref_worst ? check->blas_worst
+                                                                             : check->ref_worst;
+    printf("step=%s precision=%s m=%d n=%d k=%d alpha=%g beta=%g ms=%.4f tflops=%.2f "
+           "cublas_ms=%.4f cublas_tflops=%.2f pct_cublas=%.1f check=%s worst=%.3g "
+           "gpu=%s sm=%d%d cuda=%d.%d\n",
+           step->name, fp16 ? "fp16" : "fp32", opt->M, opt->N, opt->K, opt->alpha, opt->beta,
+           mine->median_ms, tflops(opt, mine->median_ms), cublas->median_ms,
+           tflops(opt, cublas->median_ms), pct, !check ? "SKIP" : check->pass ? "PASS" : "FAIL",
+           worst, gpu_name, gpu->major, gpu->minor, gpu->runtime / 1000,
+           gpu->runtime % 1000 / 10);
+}

@@ -1,0 +1,70 @@
+/*
+ * The harness every step's main.c shares: GPU, data, check, timing, cuBLAS,
+ * report. Plain C; nothing a learner needs to understand an optimization
+ * lives here (that is all in each step's kernel.cu).
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include "check.h"
+#include "gemm.h"
+#include "options.h"
+
+enum input_type { INPUT_FP32, INPUT_FP16 };
+
+struct step {
+    const char *name;       /* the folder's name, e.g. "step01_naive" */
+    enum input_type input;  /* what A and B hold on the GPU */
+};
+
+struct gpu {
+    char name[256];
+    int major, minor, sms;
+    int runtime; /* CUDA runtime version, e.g. 13000 */
+};
+
+struct problem {
+    struct gemm_data host; /* the inputs as the GPU sees them, for the check */
+    enum input_type input;
+    float *A, *B, *C0;     /* host buffers behind host; C0 NULL when beta == 0 */
+    void *dA, *dB;
+    float *dC;
+};
+
+/* gemm_launch's signature, so cuBLAS can be run and timed the same way. */
+typedef void (*gemm_fn)(int M, int N, int K, float alpha, const void *A, const void *B,
+                        float beta, float *C);
+
+struct timing {
+    double median_ms, min_ms, max_ms;
+    int warmup, runs;
+};
+
+/* Picks GPU 0 and checks it can run this problem. Returns -1 to go on, or the
+ * exit code 2 after one line on stderr: no GPU, a GPU older than sm_80, or
+ * too little GPU memory for the shape. */
+int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu);
+
+/* Seeded random A and B (rounded to half for half inputs), and C: random, or
+ * NaN when beta == 0 so that a kernel that reads it is caught. Copies them to
+ * the GPU. */
+void setup_problem(struct problem *p, const struct step *step, const struct options *opt);
+void free_problem(struct problem *p);
+
+/* Runs fn once on fresh C and checks the output (check.h says how). */
+struct check_result check_gemm(const struct problem *p, gemm_fn fn);
+
+/* The yardstick for these inputs: cublasSgemm with FP32 math (no TF32) for
+ * float, cublasGemmEx with half inputs and CUBLAS_COMPUTE_32F for half. */
+gemm_fn cublas_gemm(enum input_type input);
+
+/* Warm-up runs, then the median of opt->iters runs, each timed by events. */
+struct timing time_gemm(const struct problem *p, gemm_fn fn, const struct options *opt);
+
+/* The report for people, then one machine-readable line of key=value pairs.
+ * check is NULL after --no-check. */
+void report(const struct step *step, const struct gpu *gpu, const struct options *opt,
+            const struct timing *mine, const struct timing *cublas,
+            const struct check_result *check);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * Command-line options shared by every step. Parsing needs no GPU, so bad
+ * input is refused before any GPU work.
+ */
+#ifndef OPTIONS_H
+#define OPTIONS_H
+
+#include <stdint.h>
+
+struct options {
+    int M, N, K;
+    float alpha, beta;
+    int warmup, iters;
+    uint64_t seed;
+    int check; /* 0 after --no-check */
+};
+
+/* The largest problem any step accepts. Every kernel indexes with 32-bit
+ * ints: row * ld + col stays below the element count of its matrix, and a
+ * tile index runs at most a few tiles past M, N or K. */
+#define MAX_MATRIX_ELEMENTS 2147483647LL
+#define MAX_SIDE (1 << 30)
+
+/* Parses argv into *opt. Returns -1 when the program should go on; otherwise
+ * the exit code: 0 after --help, 2 after bad input, which gets one line on
+ * stderr naming the problem. */
+int parse_options(int argc, char **argv, const char *prog, struct options *opt);
+
+#endif

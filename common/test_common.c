@@ -1,0 +1,350 @@
+/*
+ * Unit tests of the harness's plain-C parts: half conversion, the CPU
+ * reference, the checker and the option parser. No GPU needed. Prints one
+ * "PASS name" or "FAIL name: why" line per test; scripts/test.sh counts them.
+ */
+#include "check.h"
+#include "half.h"
+#include "options.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+static void result(const char *name, int ok, const char *why)
+{
+    if (ok) {
+        printf("PASS %s\n", name);
+    } else {
+        printf("FAIL %s: %s\n", name, why);
+        failures++;
+    }
+}
+
+static float float_of(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* ---- half conversion ---- */
+
+/* The value of a half from its fields, by the definition of binary16. */
+static double half_value(uint16_t h)
+{
+    const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    const double mag = exp == 0 ? ldexp(mant, -24) : ldexp(1024 + mant, exp - 25);
+    return sign ? -mag : mag;
+}
+
+static void test_half_all_values(void)
+{
+    char why[128] = "";
+    for (uint32_t h = 0; h < 65536 && !why[0]; h++) {
+        const float f = half_to_float((uint16_t)h);
+        const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+        if (exp == 0x1f && mant) {
+            if (!isnan(f) || !isnan(half_to_float(float_to_half(f))))
+                snprintf(why, sizeof why, "NaN 0x%04x does not stay NaN", h);
+        } else if (exp == 0x1f) {
+            if (!isinf(f) || float_to_half(f) != h)
+                snprintf(why, sizeof why, "Inf 0x%04x does not round-trip", h);
+        } else if ((double)f != half_value((uint16_t)h)) {
+            snprintf(why, sizeof why, "0x%04x -> %.9g, want %.9g", h, f, half_value((uint16_t)h));
+        } else if (float_to_half(f) != h) {
+            snprintf(why, sizeof why, "0x%04x -> %.9g -> 0x%04x", h, f, float_to_half(f));
+        }
+    }
+    result("half: all 65536 values convert exactly and round-trip", !why[0], why);
+}
+
+/* Between two neighbouring finite halves: the midpoint goes to the one with
+ * an even mantissa, anything off the midpoint to the nearer one. */
+static void test_half_rounding_ties(void)
+{
+    char why[160] = "";
+    for (uint32_t h = 0; h < 0x7bff && !why[0]; h++) {
+        const uint16_t lo = (uint16_t)h, hi = (uint16_t)(h + 1);
+        const float a = half_to_float(lo), b = half_to_float(hi);
+        const float mid = (float)(((double)a + b) / 2); /* exact in float */
+        const uint16_t even = (lo & 1) ? hi : lo;
+        for (int s = 0; s < 2 && !why[0]; s++) {
+            const float sign = s ? -1.0f : 1.0f;
+            const uint16_t sb = s ? 0x8000 : 0;
+            const float below = nextafterf(mid, 0.0f), above = nextafterf(mid, INFINITY);
+            if (float_to_half(sign * mid) != (even | sb))
+                snprintf(why, sizeof why, "tie %.9g -> 0x%04x, want 0x%04x", sign * mid,
+                         float_to_half(sign * mid), even | sb);
+            else if (float_to_half(sign * below) != (lo | sb))
+                snprintf(why, sizeof why, "%.9g -> 0x%04x, want 0x%04x", sign * below,
+                         float_to_half(sign * below), lo | sb);
+            else if (float_to_half(sign * above) != (hi | sb))
+                snprintf(why, sizeof why, "%.9g -> 0x%04x, want 0x%04x", sign * above,
+                         float_to_half(sign * above), hi | sb);
+        }
+    }
+    result("half: ties round to even, all other values to nearest", !why[0], why);
+}
+
+static void test_half_edges(void)
+{
+    const struct { float in; uint16_t want; } cases[] = {
+        { 0.0f, 0x0000 },        { -0.0f, 0x8000 },       { 1.0f, 0x3c00 },
+        { 65504.0f, 0x7bff },    /* the largest half */
+        { 65519.99f, 0x7bff },   /* just under the midpoint to 2^16: stays finite */
+        { 65520.0f, 0x7c00 },    /* the midpoint: rounds to even, which is Inf */
+        { 1e10f, 0x7c00 },       { -1e10f, 0xfc00 },
+        { 0x1p-24f, 0x0001 },    /* the smallest subnormal */
+        { 0x1p-25f, 0x0000 },    /* half of it: a tie, to even zero */
+        { 0x1.8p-25f, 0x0001 },  /* over half: up */
+        { 0x1p-26f, 0x0000 },    { 0x1p-14f, 0x0400 }, /* the smallest normal */
+        { 0x1.ff8p-15f, 0x03ff }, /* the largest subnormal */
+        { 0x1.ffcp-15f, 0x0400 }, /* midway to the smallest normal: to even, up */
+        { INFINITY, 0x7c00 },    { -INFINITY, 0xfc00 },
+    };
+    char why[128] = "";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !why[0]; i++)
+        if (float_to_half(cases[i].in) != cases[i].want)
+            snprintf(why, sizeof why, "%a -> 0x%04x, want 0x%04x", cases[i].in,
+                     float_to_half(cases[i].in), cases[i].want);
+    if (!why[0] && !isnan(half_to_float(float_to_half(NAN))))
+        snprintf(why, sizeof why, "NaN does not stay NaN");
+    result("half: zeros, overflow, subnormals, Inf and NaN", !why[0], why);
+}
+
+#ifdef __FLT16_MAX__
+__extension__ typedef _Float16 compiler_half;
+
+/* The compiler's own _Float16 conversion as an independent oracle, on a
+ * stride through all 2^32 float bit patterns. */
+static void test_half_against_compiler(void)
+{
+    char why[128] = "";
+    for (uint64_t x = 0; x < (1ull << 32) && !why[0]; x += 4099) {
+        const float f = float_of((uint32_t)x);
+        const compiler_half ref = (compiler_half)f;
+        uint16_t want;
+        memcpy(&want, &ref, sizeof want);
+        const uint16_t got = float_to_half(f);
+        if (isnan(f) ? !isnan(half_to_float(got)) : got != want)
+            snprintf(why, sizeof why, "bits 0x%08x -> 0x%04x, compiler says 0x%04x",
+                     (uint32_t)x, got, want);
+    }
+    result("half: agrees with the compiler's _Float16 on 1M float patterns", !why[0], why);
+}
+#endif
+
+/* ---- reference and checker ---- */
+
+/* A 2 x 3 x 2 problem small enough to do by hand. */
+static const float A23[] = { 1, 2, -1, 0.5f, 3, 4 };    /* 2 x 3 */
+static const float B32[] = { 1, -2, 0, 1, 2, 0.25f };   /* 3 x 2 */
+static const float C22[] = { 10, 20, 30, 40 };
+/* A x B = [1*1+2*0-1*2, 1*-2+2*1-1*.25; .5*1+3*0+4*2, .5*-2+3*1+4*.25] */
+static const double AB[] = { -1, -0.25, 8.5, 3 };
+
+static struct check_result check_full(const struct gemm_data *d, const float *got)
+{
+    int rows[64], cols[64];
+    struct check_result r = { 0 };
+    const int nr = sample_indices(d->M, 1, 1, rows), nc = sample_indices(d->N, 1, 2, cols);
+    check_reference(d, got, rows, nr, cols, nc, &r);
+    check_verdict(&r);
+    return r;
+}
+
+static void test_reference_by_hand(void)
+{
+    const struct gemm_data d = { 2, 2, 3, 2.0f, -0.5f, A23, B32, C22 };
+    float got[4];
+    for (int e = 0; e < 4; e++)
+        got[e] = (float)(2.0 * AB[e] - 0.5 * C22[e]);
+    const struct check_result r = check_full(&d, got);
+    result("check: the reference matches a product done by hand", r.pass && r.ref_worst == 0.0,
+           "an exact result did not pass exactly");
+}
+
+static void test_checker_catches(void)
+{
+    const struct gemm_data d = { 2, 2, 3, 1.0f, 0.0f, A23, B32, NULL }; /* beta == 0 */
+    float good[4];
+    for (int e = 0; e < 4; e++)
+        good[e] = (float)AB[e];
+    result("check: a correct result with beta == 0 passes, C0 unused", check_full(&d, good).pass,
+           "rejected");
+
+    float bad[4];
+    memcpy(bad, good, sizeof bad);
+    bad[3] = NAN;
+    struct check_result r = check_full(&d, bad);
+    result("check: catches NaN", !r.pass && r.nonfinite == 1, "NaN passed");
+
+    memcpy(bad, good, sizeof bad);
+    bad[0] = INFINITY;
+    r = check_full(&d, bad);
+    result("check: catches Inf", !r.pass && r.nonfinite == 1, "Inf passed");
+
+    /* 1e-4 relative is far above float rounding at K = 3, far below any bug. */
+    memcpy(bad, good, sizeof bad);
+    bad[2] = good[2] * (1.0f + 1e-4f);
+    r = check_full(&d, bad);
+    result("check: catches one element off by 1e-4 relative", !r.pass && r.ref_worst > 1.0,
+           "mismatch passed");
+
+    memcpy(bad, good, sizeof bad);
+    bad[1] = nextafterf(good[1], 0.0f);
+    r = check_full(&d, bad);
+    result("check: accepts a one-ulp difference", r.pass, "a rounding difference failed");
+
+    const float other[4] = { good[0], good[1], good[2], good[3] + 0.01f };
+    r = (struct check_result){ 0 };
+    check_other(&d, good, other, &r);
+    check_verdict(&r);
+    result("check: the comparison with cuBLAS's output catches a mismatch",
+           !r.pass && r.blas_count == 4, "mismatch passed");
+}
+
+/* A missing product, the typical tiling bug, must exceed the tolerance at a
+ * realistic size (K = 4096, random inputs as the steps use). */
+static void test_tolerance_catches_missing_product(void)
+{
+    enum { K = 4096 };
+    float *a = malloc(sizeof(float) * K), *b = malloc(sizeof(float) * K);
+    uint64_t state = 7;
+    fill_random(a, K, &state, 0);
+    fill_random(b, K, &state, 0);
+    const struct gemm_data d = { 1, 1, K, 1.0f, 0.0f, a, b, NULL };
+    double sum = 0.0, an, bn;
+    for (int k = 0; k < K; k++)
+        sum += (double)a[k] * b[k];
+    compute_norms(&d, &an, &bn);
+    const double tol = tolerance(&d, &an, &bn, 0, 0);
+    int caught = 0;
+    for (int k = 0; k < K; k++)
+        caught += fabs((double)a[k] * b[k]) > tol;
+    free(a);
+    free(b);
+    char why[96];
+    snprintf(why, sizeof why, "only %d of %d single missing products exceed the tolerance",
+             caught, K);
+    result("check: at K = 4096 most single missing products exceed the tolerance",
+           caught > K * 8 / 10 && sum != 0.0, why);
+}
+
+static void test_sample_indices(void)
+{
+    int idx[64];
+    const int n = sample_indices(1000, 0, 3, idx);
+    int ok = n > 0 && n <= sample_capacity(1000, 0) && idx[0] == 0 && idx[n - 1] == 999;
+    for (int i = 1; i < n; i++)
+        ok = ok && idx[i] > idx[i - 1];
+    for (int t = 128; t < 1000; t += 128) {
+        int have = 0;
+        for (int i = 0; i < n; i++)
+            have += idx[i] == t - 1 || idx[i] == t;
+        ok = ok && have == 2;
+    }
+    const int one = sample_indices(1, 0, 3, idx);
+    ok = ok && one == 1 && idx[0] == 0;
+    result("check: samples hold the corners and both sides of every tile edge", ok,
+           "bad sample");
+}
+
+static void test_fill_random(void)
+{
+    float x[1000], y[1000];
+    uint64_t s1 = 42, s2 = 42;
+    fill_random(x, 1000, &s1, 0);
+    fill_random(y, 1000, &s2, 1);
+    int ok = 1, zeros = 0;
+    for (int i = 0; i < 1000; i++) {
+        ok = ok && x[i] >= -1.0f && x[i] < 1.0f && y[i] == half_to_float(float_to_half(x[i]));
+        zeros += x[i] == 0.0f;
+    }
+    result("check: random inputs are seeded, in [-1, 1), not zero, half-exact when asked",
+           ok && zeros == 0 && x[0] != x[1], "bad values");
+}
+
+/* ---- options ---- */
+
+static int parse(const char *line, struct options *opt)
+{
+    char buf[256];
+    char *argv[32];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "prog %s", line);
+    for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    argv[argc] = NULL;
+    /* The messages themselves are checked by scripts/test.sh. */
+    fflush(stdout);
+    fflush(stderr);
+    const int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    const int rc = parse_options(argc, argv, "prog", opt);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(null);
+    close(out);
+    close(err);
+    return rc;
+}
+
+static void test_options(void)
+{
+    struct options o;
+    int rc = parse("", &o);
+    result("options: defaults are 4096^3, alpha 1, beta 0, checked",
+           rc == -1 && o.M == 4096 && o.N == 4096 && o.K == 4096 && o.alpha == 1.0f &&
+               o.beta == 0.0f && o.check && o.iters >= 20,
+           "wrong defaults");
+
+    rc = parse("-m 7 -n 9 -k 11 --alpha -1.5 --beta=0.25 --iters 3 --warmup 0 --seed 5 --no-check",
+               &o);
+    result("options: every option parses, --opt=value too",
+           rc == -1 && o.M == 7 && o.N == 9 && o.K == 11 && o.alpha == -1.5f &&
+               o.beta == 0.25f && o.iters == 3 && o.warmup == 0 && o.seed == 5 && !o.check,
+           "wrong values");
+
+    rc = parse("-s 33", &o);
+    result("options: -s sets M, N and K", rc == -1 && o.M == 33 && o.N == 33 && o.K == 33,
+           "wrong sizes");
+    result("options: --help exits 0", parse("--help", &o) == 0, "wrong exit code");
+
+    static const char *const BAD[] = {
+        "-m 0",       "-m abc",     "-m 99999999", "--bogus",     "-n -5",
+        "-k",         "-m 12x",     "--alpha nan", "--beta inf",  "--alpha 1e99",
+        "--iters 0",  "--warmup -1", "extra",      "-s 2000000000", "-m 65536 -k 65536",
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "options: rejects '%s' with exit code 2", BAD[i]);
+        result(name, parse(BAD[i], &o) == 2, "accepted");
+    }
+}
+
+int main(void)
+{
+    test_half_all_values();
+    test_half_rounding_ties();
+    test_half_edges();
+#ifdef __FLT16_MAX__
+    test_half_against_compiler();
+#endif
+    test_reference_by_hand();
+    test_checker_catches();
+    test_tolerance_catches_missing_product();
+    test_sample_indices();
+    test_fill_random();
+    test_options();
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Registers, shared memory, stack frame and spills of every kernel of the
+# given steps, per architecture, as ptxas reports them. Run through
+# `make regs`, which passes the build's NVCC, NVCCFLAGS and GENCODE.
+# Exits 1 if any kernel spills or uses a stack frame (local memory).
+set -u
+cd "$(dirname "$0")/.."
+
+NVCC=${NVCC:-nvcc}
+NVCCFLAGS=${NVCCFLAGS:--O3 -lineinfo -std=c++17}
+GENCODE=${GENCODE:--arch=sm_90}
+[ $# -gt 0 ] || set -- step[0-9][0-9]_*/
+demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+printf '%-22s %-6s %-20s %5s %9s %6s %7s\n' step arch kernel regs smem_B stack spill_B
+for step in "$@"; do
+    step=${step%/}
+    # shellcheck disable=SC2086 # the flag variables hold several words
+    if ! $NVCC $NVCCFLAGS $GENCODE -Icommon -Xptxas -v -c "$step/kernel.cu" \
+        -o "$tmp/kernel.o" >"$tmp/ptxas.log" 2>&1; then
+        echo "$step: does not compile:"
+        cat "$tmp/ptxas.log"
+        status=1
+        continue
+    fi
+    demangle <"$tmp/ptxas.log" | awk -v step="$step" '
+        /Compiling entry function/ {
+            name = $0; sub(/.*function .?/, "", name); sub(/.? for .*/, "", name)
+            sub(/^void /, "", name); sub(/\(.*/, "", name)
+            arch = $0; sub(/.* for .?/, "", arch); sub(/.?$/, "", arch)
+        }
+        /bytes stack frame/ { stack = $1; spill = $5 + $9 }
+        /Used [0-9]+ registers/ {
+            regs = $0; sub(/.*Used /, "", regs); sub(/ registers.*/, "", regs)
+            smem = 0
+            if ($0 ~ /bytes smem/) { smem = $0; sub(/ bytes smem.*/, "", smem); sub(/.* /, "", smem) }
+            printf "%-22s %-6s %-20s %5s %9s %6s %7s\n", step, arch, name, regs, smem, stack, spill
+            if (stack + spill > 0) bad = 1
+        }
+        END { exit bad }' || status=1
+done
+[ $status -eq 0 ] || echo "some kernel uses local memory (stack frame or spills)"
+exit $status

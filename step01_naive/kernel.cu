@@ -1,0 +1,53 @@
+/*
+ * step01_naive: one thread per element of C.
+ *
+ * What changed: nothing yet; this is the baseline every later step is
+ * measured against. Each thread walks one row of A and one column of B in
+ * global memory and keeps its running sum in a register.
+ *
+ * Why it is as fast as it is: a warp is 32 threads with consecutive
+ * threadIdx.x, and here they take 32 consecutive columns of C. At every k
+ * they all read the same float of A (one broadcast) and 32 consecutive floats
+ * of B (one 128-byte line), and at the end they store 32 consecutive floats
+ * of C: every access is coalesced. Map the warp down a column instead and
+ * each of those accesses splits into 32. Still, every multiply-add needs two
+ * loads, so the load units and L1, not the FMA units, set the pace.
+ *
+ * Launch: a 1-D grid with one block of BN x BM threads per BM x BN tile of C.
+ *
+ * Measured on the reference GPU: see README.md (H200, 4096^3).
+ */
+#include "gemm.h"
+
+constexpr int BM = 8;  // rows of C per block
+constexpr int BN = 32; // columns of C per block: one warp spans them, so B and C accesses coalesce
+
+__global__ void __launch_bounds__(BM * BN)
+gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
+            const float *__restrict__ B, float beta, float *__restrict__ C)
+{
+    // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
+    // 2-D grid allows only 65535 block rows, too few for a tall C.
+    const int tiles_n = (N + BN - 1) / BN;
+    const int row = blockIdx.x / tiles_n * BM + threadIdx.y;
+    const int col = blockIdx.x % tiles_n * BN + threadIdx.x;
+    if (row >= M || col >= N)
+        return;
+
+    // ---- load + compute: operands straight from global memory
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+        acc += A[row * K + k] * B[k * N + col];
+
+    // ---- epilogue: alpha, beta, store (with beta == 0, C is not read)
+    float *c = &C[row * N + col];
+    *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+}
+
+extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
+                            const void *B, float beta, float *C)
+{
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    gemm_kernel<<<tiles, dim3(BN, BM)>>>(M, N, K, alpha, (const float *)A,
+                                         (const float *)B, beta, C);
+}

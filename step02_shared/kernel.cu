@@ -1,0 +1,77 @@
+/*
+ * step02_shared: square tiles of A and B staged in shared memory.
+ *
+ * What changed: the block now works through K one BK-wide slice at a time.
+ * For each slice, every thread copies one element of A's tile and one of B's
+ * into shared memory, the block waits at a barrier, and then every thread
+ * runs its BK multiply-adds out of shared memory.
+ *
+ * Why it is faster: in step 01 each float of A and B was fetched from the
+ * memory system (L1, L2 or DRAM) once per thread that used it. Now a block of
+ * BM x BN threads fetches each float of its tiles once and reuses it BN (or
+ * BM) times from shared memory, which sits next to the cores. In the compute
+ * loop As[ty][k] is the same address for the whole warp (a broadcast) and
+ * Bs[k][tx] is 32 consecutive floats (one per bank), so neither conflicts.
+ * Tiles are zero-filled past the edges of A and B, so the compute loop needs
+ * no bounds checks and any M, N, K works.
+ *
+ * Launch: a 1-D grid with one block of BN x BM threads per BM x BN tile of C.
+ *
+ * Measured on the reference GPU: see README.md (H200, 4096^3).
+ */
+#include "gemm.h"
+
+constexpr int BM = 32; // rows of C per block
+constexpr int BN = 32; // columns of C per block
+constexpr int BK = 32; // depth of the shared tiles
+static_assert(BM == BK && BN == BK, "square tiles: each thread copies one element of each");
+
+// Element (r, c) of the rows x cols matrix X, or 0 outside it.
+__device__ float load_or_zero(const float *X, int rows, int cols, int r, int c)
+{
+    return r < rows && c < cols ? X[r * cols + c] : 0.0f;
+}
+
+__global__ void __launch_bounds__(BM * BN)
+gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
+            const float *__restrict__ B, float beta, float *__restrict__ C)
+{
+    __shared__ float As[BM][BK];
+    __shared__ float Bs[BK][BN];
+
+    // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
+    // 2-D grid allows only 65535 block rows, too few for a tall C.
+    const int tiles_n = (N + BN - 1) / BN;
+    const int m0 = blockIdx.x / tiles_n * BM, n0 = blockIdx.x % tiles_n * BN;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = m0 + ty, col = n0 + tx;
+
+    // Threads past the edge of C stay: they help load tiles and must reach
+    // every barrier.
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        // ---- load tiles: global -> shared, one element of each per thread
+        As[ty][tx] = load_or_zero(A, M, K, row, k0 + tx);
+        Bs[ty][tx] = load_or_zero(B, K, N, k0 + ty, col);
+        __syncthreads(); // the tiles are complete
+
+        // ---- compute: BK multiply-adds from shared memory
+        for (int k = 0; k < BK; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads(); // everyone is done before the next load overwrites the tiles
+    }
+
+    // ---- epilogue: alpha, beta, store (with beta == 0, C is not read)
+    if (row < M && col < N) {
+        float *c = &C[row * N + col];
+        *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+    }
+}
+
+extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
+                            const void *B, float beta, float *C)
+{
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    gemm_kernel<<<tiles, dim3(BN, BM)>>>(M, N, K, alpha, (const float *)A,
+                                         (const float *)B, beta, C);
+}
