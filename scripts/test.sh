@@ -155,11 +155,13 @@ else
                 for tool in memcheck racecheck; do
                     name="$s $tool M=$m N=$n K=$k"
                     compute-sanitizer --tool "$tool" --error-exitcode 3 \
-                        --kernel-name regex:gemm_kernel \
+                        --kernel-name kns=gemm_kernel \
                         ./"$s"/run -m "$m" -n "$n" -k "$k" --beta 0.5 --warmup 0 --iters 1 \
                         >"$log" 2>&1
                     rc=$?
-                    if [ $rc -eq 0 ] && grep -q 'ERROR SUMMARY: 0 errors' "$log"; then
+                    # memcheck ends "ERROR SUMMARY: 0 errors", racecheck
+                    # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+                    if [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log"; then
                         pass "$name"
                     elif [ $rc -eq 2 ] && grep -q 'needs compute capability' "$log"; then
                         skip "$name: $(tail -n 1 "$log")"

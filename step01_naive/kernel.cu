@@ -19,7 +19,7 @@
  */
 #include "gemm.h"
 
-constexpr int BM = 8;  // rows of C per block
+constexpr int BM = 16; // rows of C per block
 constexpr int BN = 32; // columns of C per block: one warp spans them, so B and C accesses coalesce
 
 __global__ void __launch_bounds__(BM * BN)
