@@ -24,6 +24,10 @@
  * buffering stays: the next tile's float4s are in flight while the block
  * computes, and there is one barrier per tile.
  *
+ * The profiler's verdict: a warp issues an instruction every 4.6 cycles
+ * (step 03: 32), and the SM's compute pipes are 79% busy; the kernel is now
+ * limited by arithmetic, as a GEMM should be.
+ *
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile, lanes (WM / TM) x (WN / TN)
  * over the warp tile.
