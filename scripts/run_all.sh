@@ -83,7 +83,7 @@ for i in "${!steps[@]}"; do
     else
         x_prev="-"
         [ -n "$prev" ] && x_prev=$(ratio "$(get "$s" tflops)" "$(get "$prev" tflops)")
-        printf "$fmt" "$s" "${technique//_/ }" "$prec" "$(get "$s" ms)" "$(get "$s" tflops)" \
+        printf "$fmt" "$s" "${technique//_/ }" "$prec" "$(printf %.3f "$(get "$s" ms)")" "$(get "$s" tflops)" \
             "$(ratio "$(get "$s" tflops)" "$(get "$first" tflops)")" "$x_prev" \
             "$(get "$s" pct_cublas)" "$(get "$s" check)"
     fi
