@@ -51,14 +51,16 @@ double tolerance(const struct gemm_data *d, const double *a_norm, const double *
                  int i, int j);
 
 /* Counts NaN/Inf in got, then compares got with the double-precision reference
- * on rows x cols. Fills the nonfinite and ref_* fields of *r. */
-void check_reference(const struct gemm_data *d, const float *got, const int *rows,
-                     int nrows, const int *cols, int ncols, struct check_result *r);
+ * on rows x cols, with the norms from compute_norms. Fills the nonfinite and
+ * ref_* fields of *r. */
+void check_reference(const struct gemm_data *d, const double *a_norm, const double *b_norm,
+                     const float *got, const int *rows, int nrows, const int *cols, int ncols,
+                     struct check_result *r);
 
 /* Compares every element of got with other (cuBLAS's output on the same
- * data). Fills the blas_* fields of *r. */
-void check_other(const struct gemm_data *d, const float *got, const float *other,
-                 struct check_result *r);
+ * data), with the same tolerance. Fills the blas_* fields of *r. */
+void check_other(const struct gemm_data *d, const double *a_norm, const double *b_norm,
+                 const float *got, const float *other, struct check_result *r);
 
 /* pass = no NaN/Inf and every compared element within tolerance. */
 void check_verdict(struct check_result *r);

@@ -188,20 +188,26 @@ struct check_result check_gemm(const struct problem *p, gemm_fn fn)
     float *got = host_alloc((size_t)d->M * d->N * sizeof(float));
     run_once(p, fn, got);
 
+    double *a_norm = host_alloc((size_t)d->M * sizeof(double));
+    double *b_norm = host_alloc((size_t)d->N * sizeof(double));
+    compute_norms(d, a_norm, b_norm);
+
     int *rows = host_alloc((size_t)sample_capacity(d->M, full) * sizeof(int));
     int *cols = host_alloc((size_t)sample_capacity(d->N, full) * sizeof(int));
     const int nrows = sample_indices(d->M, full, 1, rows);
     const int ncols = sample_indices(d->N, full, 2, cols);
-    check_reference(d, got, rows, nrows, cols, ncols, &r);
+    check_reference(d, a_norm, b_norm, got, rows, nrows, cols, ncols, &r);
     free(rows);
     free(cols);
 
     if (!full) {
         float *other = host_alloc((size_t)d->M * d->N * sizeof(float));
         run_once(p, cublas_gemm(p->input), other);
-        check_other(d, got, other, &r);
+        check_other(d, a_norm, b_norm, got, other, &r);
         free(other);
     }
+    free(a_norm);
+    free(b_norm);
     free(got);
     check_verdict(&r);
     return r;

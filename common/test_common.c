@@ -152,9 +152,11 @@ static const double AB[] = { -1, -0.25, 8.5, 3 };
 static struct check_result check_full(const struct gemm_data *d, const float *got)
 {
     int rows[64], cols[64];
+    double a_norm[64], b_norm[64];
     struct check_result r = { 0 };
     const int nr = sample_indices(d->M, 1, 1, rows), nc = sample_indices(d->N, 1, 2, cols);
-    check_reference(d, got, rows, nr, cols, nc, &r);
+    compute_norms(d, a_norm, b_norm);
+    check_reference(d, a_norm, b_norm, got, rows, nr, cols, nc, &r);
     check_verdict(&r);
     return r;
 }
@@ -203,8 +205,10 @@ static void test_checker_catches(void)
     result("check: accepts a one-ulp difference", r.pass, "a rounding difference failed");
 
     const float other[4] = { good[0], good[1], good[2], good[3] + 0.01f };
+    double a_norm[2], b_norm[2];
+    compute_norms(&d, a_norm, b_norm);
     r = (struct check_result){ 0 };
-    check_other(&d, good, other, &r);
+    check_other(&d, a_norm, b_norm, good, other, &r);
     check_verdict(&r);
     result("check: the comparison with cuBLAS's output catches a mismatch",
            !r.pass && r.blas_count == 4, "mismatch passed");
