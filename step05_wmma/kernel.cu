@@ -8,17 +8,24 @@
  * memory and adds their product to a 16 x 16 accumulator fragment of float.
  * The structure is step 04's: a block stages BM x BK of A and BK x BN of B in
  * shared memory, double buffered, the next tile's 16-byte pieces waiting in
- * registers while the block computes. Each warp owns a WM x WN warp tile,
- * (WM / 16) x (WN / 16) accumulator fragments, so each fragment of A it loads
- * is used WN / 16 times and each of B WM / 16 times, step 04's register reuse
- * one level up.
+ * registers while the block computes, two blocks per SM. Each warp owns a
+ * WM x WN warp tile, (WM / 16) x (WN / 16) accumulator fragments, so each
+ * fragment of A it loads is used WN / 16 times and each of B WM / 16 times,
+ * step 04's register reuse one level up.
  *
  * A fragment load reads 16 rows of 32 bytes at once. Unpadded, the rows of
  * the A tile (64 bytes) or the B tile (256 bytes) would put several of them on
  * the same banks; each row is padded by 16 bytes (PAD halves), which moves
- * consecutive rows to different banks. Two buffers of the padded tiles are
- * SMEM_BYTES = 57 KB, more than the 48 KB a block gets without asking, so the
- * kernel takes its shared memory as dynamic and the launcher raises the limit.
+ * consecutive rows to different banks.
+ *
+ * One thing moves in the loop. The tensor cores finish a tile so fast that
+ * its loads are still on their way when the tile is done, and step 04's
+ * stores at the bottom of the loop are moved by the compiler up between the
+ * MMAs (the SASS shows it): a warp stalls there on loads it needs only for
+ * the next tile, with half of its MMAs not yet issued. So the loop starts
+ * with the stores of tile t + 1, loaded during the last iteration, and then
+ * asks for tile t + 2: every load has a whole iteration to arrive, and a warp
+ * that waits for one has no MMAs held up behind it.
  *
  * The epilogue cannot touch fragment elements directly (WMMA does not say
  * which thread holds which element), so each warp stores its accumulators to
@@ -27,23 +34,21 @@
  *
  * Why it is faster: one warp-wide 16 x 16 x 16 multiply is 4096 multiply-adds,
  * where one warp-wide FFMA of step 04 is 32, and the tensor cores get
- * through them many times faster than the FP32 units. The
- * profiler shows what holds this kernel back now: the tensor pipe is busy
- * 37% of the time, and the largest share of the warps' waiting (3.4 cycles
- * per instruction issued) is for global loads. Step 04's register staging
- * keeps one tile in flight per block, which was enough to feed FP32 FMAs but
- * is far too little to feed tensor cores; step 07 fixes that.
+ * through them many times faster than the FP32 units. The profiler shows
+ * what holds the kernel back now: the tensor pipe is busy 50% of the time,
+ * and warps wait mostly for shared memory (2.0 cycles per instruction
+ * issued, for the fragment loads and behind bank conflicts: 9.3 million in a
+ * 4096^3 run), then at the barrier (0.44) and for global memory (0.22).
  *
  * Loads from global memory are 16 bytes (8 halves) when K and N are multiples
  * of 8; the launcher picks that kernel or the one with element-wise,
  * bounds-checked loads and stores.
  *
- * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C,
- * SMEM_BYTES of dynamic shared memory. Warps sit (BM / WM) x (BN / WN) over
- * the tile.
+ * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
+ * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
  * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 234.51 TFLOPS, 31.6% of cuBLAS GemmEx (half in, float out), 5.06x step 04.
+ * 313.95 TFLOPS, 42.1% of cuBLAS GemmEx (half in, float out), 6.80x step 04.
  */
 #include "gemm.h"
 
@@ -53,7 +58,7 @@
 
 using namespace nvcuda;
 
-constexpr int BM = 256; // rows of C per block
+constexpr int BM = 128; // rows of C per block
 constexpr int BN = 128; // columns of C per block
 constexpr int BK = 32;  // depth of the shared tiles
 constexpr int WM = 64;  // rows of C per warp
@@ -68,15 +73,14 @@ constexpr int AS_LD = BK + PAD, BS_LD = BN + PAD;
 constexpr int CS_LD = WN + 4;                    // the epilogue's float rows
 constexpr int A_LOADS = BM * BK / 8 / THREADS;   // 16-byte pieces of A's tile per thread
 constexpr int B_LOADS = BK * BN / 8 / THREADS;   // 16-byte pieces of B's tile per thread
-constexpr int SMEM_BYTES = 2 * (BM * AS_LD + BK * BS_LD) * (int)sizeof(__half);
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
 static_assert(WM % FK == 0 && WN % FK == 0 && BK % FK == 0, "fragments cover the warp tile");
 static_assert(A_LOADS * 8 * THREADS == BM * BK && B_LOADS * 8 * THREADS == BK * BN,
               "each thread loads whole 16-byte pieces of each tile");
 static_assert(FK * WN / 4 % 32 == 0, "a warp's lanes share a strip's float4s evenly");
-static_assert(THREADS / 32 * FK * CS_LD * (int)sizeof(float) <= SMEM_BYTES,
-              "the epilogue's strips fit in the tiles' shared memory");
+static_assert(THREADS / 32 * FK * CS_LD * sizeof(float) <= 2 * BM * AS_LD * sizeof(__half),
+              "the epilogue's strips fit in the A tiles' shared memory");
 
 // Eight consecutive halves (r, c..c+7) of the rows x cols matrix X, zero
 // outside it. VEC: one 16-byte load; needs cols % 8 == 0 and an aligned X,
@@ -163,13 +167,12 @@ __device__ void store_tiles(__half (*As)[AS_LD], __half (*Bs)[BS_LD], const uint
 }
 
 template <bool VEC>
-__global__ void __launch_bounds__(THREADS, 1)
+__global__ void __launch_bounds__(THREADS, 2)
 gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
             const __half *__restrict__ B, float beta, float *__restrict__ C)
 {
-    extern __shared__ __align__(128) unsigned char smem[];
-    __half (*As)[BM][AS_LD] = reinterpret_cast<__half (*)[BM][AS_LD]>(smem);
-    __half (*Bs)[BK][BS_LD] = reinterpret_cast<__half (*)[BK][BS_LD]>(smem + 2 * sizeof *As);
+    __shared__ __align__(128) __half As[2][BM][AS_LD];
+    __shared__ __align__(128) __half Bs[2][BK][BS_LD];
 
     // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
     // 2-D grid allows only 65535 block rows, too few for a tall C.
@@ -179,9 +182,11 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     const int wm = warp / WARPS_N * WM, wn = warp % WARPS_N * WN; // warp tile in the block tile
     const int tiles_k = (K + BK - 1) / BK;
 
+    // Tile 0 goes to shared memory, tile 1 waits in registers.
     uint4 a_next[A_LOADS], b_next[B_LOADS];
     load_tiles<VEC>(A, B, M, N, K, m0, n0, 0, a_next, b_next);
     store_tiles(As[0], Bs[0], a_next, b_next);
+    load_tiles<VEC>(A, B, M, N, K, m0, n0, BK, a_next, b_next);
     __syncthreads();
 
     wmma::fragment<wmma::accumulator, FK, FK, FK, float> acc[FM][FN];
@@ -194,8 +199,11 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     for (int t = 0; t < tiles_k; ++t) {
         const int cur = t % 2;
 
-        // ---- load tiles: tile t + 1 into registers while we compute on t
-        load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 1) * BK, a_next, b_next);
+        // ---- load tiles: tile t + 1, registers -> the other buffer (free
+        // since the last barrier); then tile t + 2 into registers, with the
+        // whole of this tile's compute to arrive in
+        store_tiles(As[1 - cur], Bs[1 - cur], a_next, b_next);
+        load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 2) * BK, a_next, b_next);
 
         // ---- compute: per FK-deep slice, FM fragments of A times FN of B
 #pragma unroll
@@ -214,15 +222,13 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
             }
         }
 
-        // ---- load tiles: registers -> the other buffer
-        store_tiles(As[1 - cur], Bs[1 - cur], a_next, b_next);
         __syncthreads(); // tile t + 1 is complete, and nobody reads tile t any more
     }
 
     // ---- epilogue: each warp takes its accumulators through its own FK x WN
-    // strip of shared memory (the tiles are free after the last barrier),
+    // strip of shared memory (the A tiles are free after the last barrier),
     // then applies alpha and beta and stores a float4 per lane and row
-    float (*Cs)[CS_LD] = reinterpret_cast<float (*)[CS_LD]>(smem) + warp * FK;
+    float (*Cs)[CS_LD] = reinterpret_cast<float (*)[CS_LD]>(&As[0][0][0]) + warp * FK;
 #pragma unroll
     for (int i = 0; i < FM; ++i) {
 #pragma unroll
@@ -240,27 +246,17 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     }
 }
 
-template <bool VEC>
-static void launch(int M, int N, int K, float alpha, const void *A, const void *B, float beta,
-                   float *C)
-{
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
-    cudaFuncSetAttribute(gemm_kernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         SMEM_BYTES);
-    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    gemm_kernel<VEC><<<tiles, THREADS, SMEM_BYTES>>>(M, N, K, alpha, (const __half *)A,
-                                                     (const __half *)B, beta, C);
-}
-
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
     const bool vec = K % 8 == 0 && N % 8 == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
     if (vec)
-        launch<true>(M, N, K, alpha, A, B, beta, C);
+        gemm_kernel<true><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
+                                              (const __half *)B, beta, C);
     else
-        launch<false>(M, N, K, alpha, A, B, beta, C);
+        gemm_kernel<false><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
+                                               (const __half *)B, beta, C);
 }

@@ -48,34 +48,38 @@
  * number (swizzle()), which spreads any 8 consecutive rows over the 8 columns
  * and keeps every 16-byte store of the loader conflict-free too.
  *
- * What it buys: control and a clean compute loop, not speed, because the
- * compute loop was not what held step 05 back. The epilogue no longer goes
- * through shared memory, and with the swizzle the shared-memory bank
- * conflicts of a 4096^3 run drop from 9.1 million to 53 thousand. A warp
- * tile is FM x FN mma.sync fed by FM + FN / 2 ldmatrix.x4 per slice. But the
- * profiler reads as it did for step 05: the tensor pipe is busy 38% of the
- * time and warps wait mostly for global loads (3.5 cycles per instruction
- * issued). A test variant of this loop with the global loads taken out
- * (wrong results, measured with 128 x 256 block tiles) ran twice as fast.
- * Everything from here on is about feeding the tensor cores: step 07.
+ * One more change is in the loader: a 16-byte load outside the matrix reads
+ * a global block of zeros instead of being skipped (load8()). A skipped load
+ * needs its register cleared first, and the clear had to wait until the
+ * store at the top of the loop had read the register's previous tile.
+ *
+ * What it buys: control and a clean compute loop, not much speed, because
+ * the compute loop was not what held step 05 back. The epilogue no longer
+ * goes through shared memory, and with the swizzle the shared-memory bank
+ * conflicts of a 4096^3 run drop from 9.3 million to 0.74 million. A warp
+ * tile is FM x FN mma.sync fed by FM + FN / 2 ldmatrix.x4 per slice. The
+ * profiler reads much as for step 05: the tensor pipe is busy 51% of the
+ * time; warps wait for ldmatrix results before their first mma.sync of a
+ * slice (1.8 cycles per instruction issued), at the barrier (0.47) and for
+ * global memory (0.35). A warp has nothing to do while its fragments load,
+ * and a block stalls at every tile's barrier; step 07 removes both.
  *
  * Loads from global memory are 16 bytes (8 halves) when K and N are multiples
  * of 8; the launcher picks that kernel or the one with element-wise,
  * bounds-checked loads and stores.
  *
- * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C,
- * SMEM_BYTES of dynamic shared memory. Warps sit (BM / WM) x (BN / WN) over
- * the tile.
+ * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
+ * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
  * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 233.53 TFLOPS, 31.4% of cuBLAS GemmEx (half in, float out), 1.00x step 05.
+ * 318.33 TFLOPS, 42.6% of cuBLAS GemmEx (half in, float out), 1.01x step 05.
  */
 #include "gemm.h"
 
 #include <cuda_fp16.h>
 #include <stdint.h>
 
-constexpr int BM = 256; // rows of C per block
+constexpr int BM = 128; // rows of C per block
 constexpr int BN = 128; // columns of C per block
 constexpr int BK = 32;  // depth of the shared tiles
 constexpr int WM = 64;  // rows of C per warp
@@ -88,7 +92,6 @@ constexpr int FM = WM / MMA_M, FN = WN / MMA_N;  // mma tiles per warp tile
 constexpr int A_CHUNKS = BK / 8, B_CHUNKS = BN / 8; // 16-byte pieces per shared row
 constexpr int A_LOADS = BM * BK / 8 / THREADS;   // 16-byte pieces of A's tile per thread
 constexpr int B_LOADS = BK * BN / 8 / THREADS;   // 16-byte pieces of B's tile per thread
-constexpr int SMEM_BYTES = 2 * (BM * BK + BK * BN) * (int)sizeof(__half);
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
 static_assert(WM % MMA_M == 0 && WN % (2 * MMA_N) == 0 && BK % MMA_K == 0,
@@ -136,15 +139,20 @@ __device__ void mma_16x8x16(float (&d)[4], const uint32_t (&a)[4], const uint32_
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// Sixteen zero bytes in global memory, for the 16-byte loads outside a matrix.
+__device__ const uint4 zeros = {};
+
 // Eight consecutive halves (r, c..c+7) of the rows x cols matrix X, zero
-// outside it. VEC: one 16-byte load; needs cols % 8 == 0 and an aligned X,
-// so that c..c+7 are all inside or all outside.
+// outside it. VEC: one 16-byte load, from the zeros outside X so that the
+// load needs no condition and the register is not cleared first (a clear
+// would wait until the store of the tile before had read the register);
+// needs cols % 8 == 0 and an aligned X, so that c..c+7 are all inside or all
+// outside.
 template <bool VEC>
 __device__ uint4 load8(const __half *X, int rows, int cols, int r, int c)
 {
     if constexpr (VEC) {
-        return r < rows && c < cols ? *reinterpret_cast<const uint4 *>(&X[r * cols + c])
-                                    : make_uint4(0, 0, 0, 0);
+        return r < rows && c < cols ? *reinterpret_cast<const uint4 *>(&X[r * cols + c]) : zeros;
     } else {
         uint32_t w[4] = {};
         if (r < rows)
@@ -241,13 +249,12 @@ __device__ void load_fragments(uint32_t (&a)[FM][4], uint32_t (&b)[FN][2], const
 }
 
 template <bool VEC>
-__global__ void __launch_bounds__(THREADS, 1)
+__global__ void __launch_bounds__(THREADS, 2)
 gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
             const __half *__restrict__ B, float beta, float *__restrict__ C)
 {
-    extern __shared__ __align__(128) unsigned char smem[];
-    __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
-    __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + 2 * sizeof *As);
+    __shared__ __align__(128) __half As[2][BM * BK];
+    __shared__ __align__(128) __half Bs[2][BK * BN];
 
     // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
     // 2-D grid allows only 65535 block rows, too few for a tall C.
@@ -257,17 +264,22 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     const int wm = warp / WARPS_N * WM, wn = warp % WARPS_N * WN; // warp tile in the block tile
     const int tiles_k = (K + BK - 1) / BK;
 
+    // Tile 0 goes to shared memory, tile 1 waits in registers.
     uint4 a_next[A_LOADS], b_next[B_LOADS];
     load_tiles<VEC>(A, B, M, N, K, m0, n0, 0, a_next, b_next);
     store_tiles(As[0], Bs[0], a_next, b_next);
+    load_tiles<VEC>(A, B, M, N, K, m0, n0, BK, a_next, b_next);
     __syncthreads();
 
     float acc[FM][FN][4] = {};
     for (int t = 0; t < tiles_k; ++t) {
         const int cur = t % 2;
 
-        // ---- load tiles: tile t + 1 into registers while we compute on t
-        load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 1) * BK, a_next, b_next);
+        // ---- load tiles: tile t + 1, registers -> the other buffer (free
+        // since the last barrier); then tile t + 2 into registers, with the
+        // whole of this tile's compute to arrive in
+        store_tiles(As[1 - cur], Bs[1 - cur], a_next, b_next);
+        load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 2) * BK, a_next, b_next);
 
         // ---- compute: per MMA_K-deep slice, FM fragments of A times FN of B
 #pragma unroll
@@ -281,8 +293,6 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
                     mma_16x8x16(acc[i][j], a[i], b[j]);
         }
 
-        // ---- load tiles: registers -> the other buffer
-        store_tiles(As[1 - cur], Bs[1 - cur], a_next, b_next);
         __syncthreads(); // tile t + 1 is complete, and nobody reads tile t any more
     }
 
@@ -299,27 +309,17 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
                             acc[i][j][2 * h], acc[i][j][2 * h + 1], alpha, beta);
 }
 
-template <bool VEC>
-static void launch(int M, int N, int K, float alpha, const void *A, const void *B, float beta,
-                   float *C)
-{
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
-    cudaFuncSetAttribute(gemm_kernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         SMEM_BYTES);
-    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    gemm_kernel<VEC><<<tiles, THREADS, SMEM_BYTES>>>(M, N, K, alpha, (const __half *)A,
-                                                     (const __half *)B, beta, C);
-}
-
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
     const bool vec = K % 8 == 0 && N % 8 == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
     if (vec)
-        launch<true>(M, N, K, alpha, A, B, beta, C);
+        gemm_kernel<true><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
+                                              (const __half *)B, beta, C);
     else
-        launch<false>(M, N, K, alpha, A, B, beta, C);
+        gemm_kernel<false><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
+                                               (const __half *)B, beta, C);
 }

@@ -3,8 +3,8 @@
  * loaded while the current ones multiply.
  *
  * What changed: in step 06 each thread carried the next tile through its
- * registers (a global load, then a store to shared memory after the
- * compute), and only one tile was ever on its way. Here `cp.async` copies
+ * registers (a global load, and a store to shared memory one iteration
+ * later), and only one tile was ever on its way. Here `cp.async` copies
  * 16 bytes from global straight into shared memory, no registers involved:
  * a thread issues the copies and goes on computing. Shared memory holds
  * STAGES tiles of A and B: while the block computes on one, the copies of
@@ -27,6 +27,14 @@
  * tells every warp that the others are done reading tile t - 1, whose stage
  * the copies at the start of the next iteration overwrite.
  *
+ * With no registers spent on staging and several tiles in flight, a block
+ * can be twice step 06's: 256 x 128 (8 warps, one block per SM), so each
+ * byte copied feeds 85 flops instead of 64. Step 06's 128 x 128 tiles, two
+ * blocks per SM, measured 56.5% of cuBLAS with this pipeline, against 59.2%
+ * for these tiles in the same run. STAGES tiles of this size take SMEM_BYTES = 96 KB,
+ * more than the 48 KB a block gets without asking, so the kernel takes its
+ * shared memory as dynamic and the launcher raises the limit.
+ *
  * Blocks run roughly in the order of their numbers. Row by row, the blocks
  * in flight at one time would span a few whole rows of C: all of B and a
  * little of A. Numbered down columns of GROUP_M tile rows, they cover a
@@ -37,10 +45,11 @@
  * Why it is faster: global memory latency is now hidden by STAGES - 1
  * tiles of work instead of part of one, no registers are spent on staging,
  * and ldmatrix latency hides behind the previous slice's mma.sync. The
- * profiler: the tensor pipe is busy 71% of the time (step 06: 38%), L2
- * delivers 4.8 TB/s (1.9), and waiting for global memory is down from 3.5
- * to 0.36 cycles per instruction issued. The shape of the warp tile, the
- * swizzle and the fragments are step 06's.
+ * profiler: the tensor pipe is busy 70% of the time (step 06: 51%); per
+ * instruction issued, warps wait 0.10 cycles at the barrier (0.47) and 0.01
+ * for ldmatrix results (1.8). L2 delivers 4.9 TB/s, well below the 8 TB/s a
+ * plain cp.async copy kernel draws from it on this GPU. The shape of the
+ * warp tile, the swizzle and the fragments are step 06's.
  *
  * What is left, from test variants measured with 128 x 256 block tiles:
  * without its global loads this loop ran at 527 TFLOPS, 73% of cuBLAS,
@@ -57,7 +66,7 @@
  * the tile.
  *
  * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 432.85 TFLOPS, 58.2% of cuBLAS GemmEx (half in, float out), 1.85x step 06.
+ * 430.23 TFLOPS, 57.7% of cuBLAS GemmEx (half in, float out), 1.35x step 06.
  */
 #include "gemm.h"
 
