@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Registers, shared memory, stack frame and spills of every kernel of the
 # given steps, per architecture, as ptxas reports them. ptxas sees static
-# shared memory only; kernels that take dynamic shared memory at launch
-# (steps 05-07, SMEM_BYTES in their kernel.cu) show 0 there. Run through
+# shared memory only; a kernel that takes dynamic shared memory at launch
+# (step 07, SMEM_BYTES in its kernel.cu) shows 0 there. Run through
 # `make regs`, which passes the build's NVCC, NVCCFLAGS and GENCODE.
 # Exits 1 if any kernel spills or uses a stack frame (local memory).
 set -u

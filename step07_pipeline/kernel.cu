@@ -31,9 +31,10 @@
  * can be twice step 06's: 256 x 128 (8 warps, one block per SM), so each
  * byte copied feeds 85 flops instead of 64. Step 06's 128 x 128 tiles, two
  * blocks per SM, measured 56.5% of cuBLAS with this pipeline, against 59.2%
- * for these tiles in the same run. STAGES tiles of this size take SMEM_BYTES = 96 KB,
- * more than the 48 KB a block gets without asking, so the kernel takes its
- * shared memory as dynamic and the launcher raises the limit.
+ * for these tiles in the same run. STAGES tiles of this size take
+ * SMEM_BYTES = 96 KB, more than the 48 KB a block gets without asking, so
+ * the kernel takes its shared memory as dynamic and the launcher raises the
+ * limit.
  *
  * Blocks run roughly in the order of their numbers. Row by row, the blocks
  * in flight at one time would span a few whole rows of C: all of B and a
