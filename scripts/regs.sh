@@ -2,7 +2,7 @@
 # Registers, shared memory, stack frame and spills of every kernel of the
 # given steps, per architecture, as ptxas reports them. ptxas sees static
 # shared memory only; a kernel that takes dynamic shared memory at launch
-# (step 07, SMEM_BYTES in its kernel.cu) shows 0 there. Run through
+# (step 07, smem_bytes() in its kernel.cu) shows 0 there. Run through
 # `make regs`, which passes the build's NVCC, NVCCFLAGS and GENCODE.
 # Exits 1 if any kernel spills or uses a stack frame (local memory).
 set -u
@@ -17,7 +17,7 @@ demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
-printf '%-22s %-6s %-20s %5s %13s %6s %7s\n' step arch kernel regs static_smem_B stack spill_B
+printf '%-22s %-6s %-22s %5s %13s %6s %7s\n' step arch kernel regs static_smem_B stack spill_B
 for step in "$@"; do
     step=${step%/}
     # shellcheck disable=SC2086 # the flag variables hold several words
@@ -39,7 +39,7 @@ for step in "$@"; do
             regs = $0; sub(/.*Used /, "", regs); sub(/ registers.*/, "", regs)
             smem = 0
             if ($0 ~ /bytes smem/) { smem = $0; sub(/ bytes smem.*/, "", smem); sub(/.* /, "", smem) }
-            printf "%-22s %-6s %-20s %5s %13s %6s %7s\n", step, arch, name, regs, smem, stack, spill
+            printf "%-22s %-6s %-22s %5s %13s %6s %7s\n", step, arch, name, regs, smem, stack, spill
             if (stack + spill > 0) bad = 1
         }
         END { exit bad }' || status=1

@@ -79,7 +79,6 @@ constexpr int BN = 128; // columns of C per block
 constexpr int BK = 32;  // depth of the shared tiles
 constexpr int WM = 64;  // rows of C per warp
 constexpr int WN = 64;  // columns of C per warp
-constexpr int STAGES = 4;  // k-tiles in shared memory at once
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 16; // mma.sync.m16n8k16
 
@@ -90,15 +89,22 @@ constexpr int A_CHUNKS = BK / 8, B_CHUNKS = BN / 8; // 16-byte pieces per shared
 constexpr int A_LOADS = BM * BK / 8 / THREADS;   // 16-byte pieces of A's tile per thread
 constexpr int B_LOADS = BK * BN / 8 / THREADS;   // 16-byte pieces of B's tile per thread
 constexpr int KSLICES = BK / MMA_K;           // fragment loads per k-tile
-constexpr int SMEM_BYTES = STAGES * (BM * BK + BK * BN) * (int)sizeof(__half);
+// k-tiles in shared memory at once: launch() picks 5, or 4 where a block
+// cannot have the shared memory for 5
+constexpr int STAGES_MOST = 5, STAGES_FEWER = 4;
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
 static_assert(WM % MMA_M == 0 && WN % (2 * MMA_N) == 0 && BK % MMA_K == 0,
               "mma tiles cover the warp tile; B's are loaded in pairs");
 static_assert(A_LOADS * 8 * THREADS == BM * BK && B_LOADS * 8 * THREADS == BK * BN,
               "each thread loads whole 16-byte pieces of each tile");
-static_assert(STAGES >= 2, "one stage to compute on, at least one in flight");
 static_assert(KSLICES % 2 == 0, "slices alternate between the fragment buffers across tiles");
+
+// Shared memory for STAGES tiles of A and B.
+constexpr int smem_bytes(int stages)
+{
+    return stages * (BM * BK + BK * BN) * (int)sizeof(__half);
+}
 
 // Where, in halves, 16-byte piece c of row r of a tile with CHUNKS pieces
 // per row goes. A 128-byte line of banks holds 8 pieces; rows shorter than
@@ -208,35 +214,45 @@ __device__ void store2(float *C, int M, int N, int r, int c, float x, float y, f
 // Shared 16-byte piece dst = halves (r, c..c+7) of the rows x cols matrix X,
 // zero outside it. VEC: a cp.async, which completes in the background (needs
 // cols % 8 == 0 and an aligned X, so that c..c+7 are all inside or all
-// outside); otherwise element-wise loads and a plain store.
+// outside); otherwise element-wise loads and a plain store. Outside X the
+// copy reads nothing but still gets a valid address, X itself: choosing the
+// offset (0) rather than the pointer leaves one 64-bit add per copy, where
+// choosing between two pointers cost registers the compiler then refilled
+// from constant memory in the loop (59% of cuBLAS against 64%).
 template <bool VEC>
 __device__ void copy8(__half *dst, const __half *X, int rows, int cols, int r, int c)
 {
     if constexpr (VEC) {
         const bool inside = r < rows && c < cols;
-        cp_async16(dst, inside ? &X[r * cols + c] : X, inside ? 16 : 0);
+        cp_async16(dst, X + (inside ? (unsigned)(r * cols + c) : 0u), inside ? 16 : 0);
     } else {
         *reinterpret_cast<uint4 *>(dst) = load8(X, rows, cols, r, c);
     }
 }
 
-// ---- load tiles: this thread's 16-byte pieces of the tiles at k0, global
-// -> shared, swizzled
+// ---- load tiles: this thread's 16-byte pieces of A's tile at k0, global
+// -> shared, swizzled. As in step 06, they sit in one column of pieces,
+// THREADS / A_CHUNKS rows apart.
 template <bool VEC>
-__device__ void load_tiles(const __half *A, const __half *B, int M, int N, int K, int m0,
-                           int n0, int k0, __half *As, __half *Bs)
+__device__ void load_tile_a(const __half *A, int M, int K, int m0, int k0, __half *As)
 {
+    const int r0 = threadIdx.x / A_CHUNKS, c = threadIdx.x % A_CHUNKS;
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
-        const int e = threadIdx.x + i * THREADS;
-        copy8<VEC>(&As[swizzle<A_CHUNKS>(e / A_CHUNKS, e % A_CHUNKS)], A, M, K,
-                   m0 + e / A_CHUNKS, k0 + e % A_CHUNKS * 8);
+        const int r = r0 + i * (THREADS / A_CHUNKS);
+        copy8<VEC>(&As[swizzle<A_CHUNKS>(r, c)], A, M, K, m0 + r, k0 + c * 8);
     }
+}
+
+// ---- load tiles: the same for B's tile at k0
+template <bool VEC>
+__device__ void load_tile_b(const __half *B, int K, int N, int n0, int k0, __half *Bs)
+{
+    const int r0 = threadIdx.x / B_CHUNKS, c = threadIdx.x % B_CHUNKS;
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
-        const int e = threadIdx.x + i * THREADS;
-        copy8<VEC>(&Bs[swizzle<B_CHUNKS>(e / B_CHUNKS, e % B_CHUNKS)], B, K, N,
-                   k0 + e / B_CHUNKS, n0 + e % B_CHUNKS * 8);
+        const int r = r0 + i * (THREADS / B_CHUNKS);
+        copy8<VEC>(&Bs[swizzle<B_CHUNKS>(r, c)], B, K, N, k0 + r, n0 + c * 8);
     }
 }
 
@@ -261,11 +277,12 @@ __device__ void load_fragments(uint32_t (&a)[FM][4], uint32_t (&b)[FN][2], const
     }
 }
 
-template <bool VEC>
+template <bool VEC, int STAGES>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
             const __half *__restrict__ B, float beta, float *__restrict__ C)
 {
+    static_assert(STAGES >= 3, "tile t computing, tile t + 1 landed, at least one in flight");
     extern __shared__ __align__(128) unsigned char smem[];
     __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
@@ -286,8 +303,10 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     // (empty groups past the end of K keep the counting simple)
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < tiles_k)
-            load_tiles<VEC>(A, B, M, N, K, m0, n0, s * BK, As[s], Bs[s]);
+        if (s < tiles_k) {
+            load_tile_a<VEC>(A, M, K, m0, s * BK, As[s]);
+            load_tile_b<VEC>(B, K, N, n0, s * BK, Bs[s]);
+        }
         cp_async_commit();
     }
     cp_async_wait<STAGES - 2>();
@@ -297,28 +316,40 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     uint32_t a[2][FM][4], b[2][FN][2]; // fragments: this slice's and the next one's
     load_fragments(a[0], b[0], As[0], Bs[0], wm, wn, 0);
     for (int t = 0; t < tiles_k; ++t) {
-        const int cur = t % STAGES;
+        const int cur = t % STAGES, next = t + STAGES - 1;
 
-        // ---- load tiles: tile t + STAGES - 1 into the stage that tile t - 1
-        // used; every warp finished reading it before the last barrier
-        const int next = t + STAGES - 1;
-        if (next < tiles_k)
-            load_tiles<VEC>(A, B, M, N, K, m0, n0, next * BK, As[next % STAGES], Bs[next % STAGES]);
-        cp_async_commit();
+        // Tile t + 1 must have landed: its first fragments load during this
+        // iteration. Of the groups committed so far (tiles up to t + STAGES
+        // - 2), the newest STAGES - 3 may still be on their way. The barrier
+        // makes that true for every thread's copies, and tells every warp
+        // that the others are done reading tile t - 1, whose stage the
+        // copies below overwrite.
+        cp_async_wait<STAGES - 3>();
+        __syncthreads();
 
         // ---- compute: per MMA_K-deep slice, FM fragments of A times FN of
         // B, with the next slice's fragments loading meanwhile
 #pragma unroll
         for (int s = 0; s < KSLICES; ++s) {
-            if (s == KSLICES - 1) {
-                cp_async_wait<STAGES - 2>();
-                __syncthreads(); // tile t + 1 has landed; tile t - 1 is free
-            }
             if (s + 1 < KSLICES)
                 load_fragments(a[(s + 1) % 2], b[(s + 1) % 2], As[cur], Bs[cur], wm, wn,
                                (s + 1) * MMA_K);
             else if (t + 1 < tiles_k)
                 load_fragments(a[0], b[0], As[(t + 1) % STAGES], Bs[(t + 1) % STAGES], wm, wn, 0);
+
+            // ---- load tiles: tile t + STAGES - 1, A's pieces in the first
+            // slice and B's in the last, after the fragment loads. Spread
+            // out like this, the address arithmetic of the copies fills the
+            // gaps between this slice's mma.sync instead of holding them
+            // up, and the fragment loads of the last slice do not queue
+            // behind the copies. Past the end of K the copies fill zeros
+            // that no one reads, so the loop needs no branch.
+            if (s == 0)
+                load_tile_a<VEC>(A, M, K, m0, next * BK, As[next % STAGES]);
+            if (s == KSLICES - 1) {
+                load_tile_b<VEC>(B, K, N, n0, next * BK, Bs[next % STAGES]);
+                cp_async_commit();
+            }
 #pragma unroll
             for (int i = 0; i < FM; ++i)
 #pragma unroll
@@ -326,6 +357,10 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
                     mma_16x8x16(acc[i][j], a[s % 2][i], b[s % 2][j]);
         }
     }
+
+    // The last copies (zeros past the end of K) must not land in shared
+    // memory after the block has left it.
+    cp_async_wait<0>();
 
     // ---- epilogue: alpha, beta, store, straight from the accumulators (rows
     // g and g + 8 of each mma tile, two neighbouring floats per row)
@@ -340,17 +375,32 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
                             acc[i][j][2 * h], acc[i][j][2 * h + 1], alpha, beta);
 }
 
+template <bool VEC, int STAGES>
+static void launch_stages(int M, int N, int K, float alpha, const void *A, const void *B,
+                          float beta, float *C)
+{
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    cudaFuncSetAttribute(gemm_kernel<VEC, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         smem_bytes(STAGES));
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    gemm_kernel<VEC, STAGES><<<tiles, THREADS, smem_bytes(STAGES)>>>(
+        M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
+}
+
 template <bool VEC>
 static void launch(int M, int N, int K, float alpha, const void *A, const void *B, float beta,
                    float *C)
 {
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
-    cudaFuncSetAttribute(gemm_kernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         SMEM_BYTES);
-    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    gemm_kernel<VEC><<<tiles, THREADS, SMEM_BYTES>>>(M, N, K, alpha, (const __half *)A,
-                                                     (const __half *)B, beta, C);
+    // Five stages take 120 KB. A block may have 227 KB on compute capability
+    // 9.0 and 163 KB on 8.0, but only 99 KB on 8.6 and 8.9: there, four.
+    int device = 0, room = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&room, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (room >= smem_bytes(STAGES_MOST))
+        launch_stages<VEC, STAGES_MOST>(M, N, K, alpha, A, B, beta, C);
+    else
+        launch_stages<VEC, STAGES_FEWER>(M, N, K, alpha, A, B, beta, C);
 }
 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
