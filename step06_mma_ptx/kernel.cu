@@ -53,15 +53,15 @@
  * needs its register cleared first, and the clear had to wait until the
  * store at the top of the loop had read the register's previous tile.
  *
- * What it buys: control and a clean compute loop, not much speed, because
- * the compute loop was not what held step 05 back. The epilogue no longer
+ * What it buys: control and a clean compute loop, and a little speed: the
+ * compute loop was not what held step 05 back. The epilogue no longer
  * goes through shared memory, and with the swizzle the shared-memory bank
- * conflicts of a 4096^3 run drop from 9.3 million to 84 thousand. A warp
+ * conflicts of a 4096^3 run drop from 9.3 million to 183 thousand. A warp
  * tile is FM x FN mma.sync fed by FM + FN / 2 ldmatrix.x4 per slice. The
- * profiler reads much as for step 05: the tensor pipe is busy 52% of the
+ * profiler reads much as for step 05: the tensor pipe is busy 54% of the
  * time; warps wait for ldmatrix results before their first mma.sync of a
- * slice (1.5 cycles per instruction issued), at the barrier (0.62) and for
- * global memory (0.74). A warp has nothing to do while its fragments load,
+ * slice (1.46 cycles per instruction issued), at the barrier (0.50) and for
+ * global memory (0.80). A warp has nothing to do while its fragments load,
  * and a block stalls at every tile's barrier; step 07 removes both.
  *
  * Loads from global memory are 16 bytes (8 halves) when K and N are multiples
@@ -72,7 +72,7 @@
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
  * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 327.12 TFLOPS, 44.7% of cuBLAS GemmEx (half in, float out), 1.04x step 05.
+ * 337.67 TFLOPS, 46.7% of cuBLAS GemmEx (half in, float out), 1.08x step 05.
  */
 #include "gemm.h"
 

@@ -7,34 +7,47 @@
  * later), and only one tile was ever on its way. Here `cp.async` copies
  * 16 bytes from global straight into shared memory, no registers involved:
  * a thread issues the copies and goes on computing. Shared memory holds
- * STAGES tiles of A and B: while the block computes on one, the copies of
- * the next STAGES - 1 are in flight. Each thread closes its copies of one
- * tile with `cp.async.commit_group`; `cp.async.wait_group STAGES - 2` waits
- * until only the newest STAGES - 2 groups are still on their way, that is,
- * until the tile needed next has landed, and a barrier makes that true for
- * every thread's copies.
+ * STAGES tiles of A and B: while the block computes on one, the next ones
+ * are landed or in flight. Each thread closes its copies of one tile with
+ * `cp.async.commit_group`; `cp.async.wait_group STAGES - 3` at the top of
+ * each iteration waits until only the newest STAGES - 3 groups are still on
+ * their way, that is, until tile t + 1 has landed, and a barrier makes that
+ * true for every thread's copies.
  *
- *   k-tile:     t       t+1      t+2      t+3          (STAGES = 4)
- *   stage:   t % 4   (t+1)%4  (t+2)%4  (t+3)%4 = (t-1)%4
- *            compute  landed   in flight  copy issued at the start of t,
- *                     or in flight        into the stage tile t-1 left
+ *   k-tile:    t        t+1      t+2      t+3      t+4          (STAGES = 5)
+ *   stage:   t % 5    (t+1)%5  (t+2)%5  (t+3)%5  (t+4)%5 = (t-1)%5
+ *            compute  landed   in flight in flight copies issued during t,
+ *                                                  into the stage t-1 left
  *
  * The fragments are double-buffered too: while the tensor cores multiply
  * the fragments of one MMA_K-deep slice, the warp's ldmatrix for the next
  * slice are already issued, into the other half of a[2] and b[2]. At the
- * last slice of a tile the next slice is the first of tile t + 1, so the
- * wait and the barrier sit there, just before those loads. The barrier also
- * tells every warp that the others are done reading tile t - 1, whose stage
- * the copies at the start of the next iteration overwrite.
+ * last slice of a tile the next slice is the first of tile t + 1, which is
+ * why that tile must have landed when the iteration starts. The barrier
+ * also tells every warp that the others are done reading tile t - 1, whose
+ * stage this iteration's copies overwrite.
+ *
+ * Where the instructions go matters as much as what they are. A warp can
+ * issue an mma.sync only every few cycles, and the other warp on its
+ * scheduler fills the gaps; the copies' address arithmetic fits in those
+ * gaps if the compiler can put it there. So the copies are spread over the
+ * slices (A's tile in the first, B's in the last), each after the slice's
+ * fragment loads: the compiler keeps shared-memory operations in program
+ * order, and fragment loads queued behind copies came too late for the
+ * next slice. With the copies of a tile in one block at the top of the
+ * iteration, and the wait and barrier before the last slice, this loop ran
+ * at 58% of cuBLAS with 4 stages; as it is, 61% with 4 stages and 64% with
+ * 5, measured in the same run.
  *
  * With no registers spent on staging and several tiles in flight, a block
  * can be twice step 06's: 256 x 128 (8 warps, one block per SM), so each
  * byte copied feeds 85 flops instead of 64. Step 06's 128 x 128 tiles, two
- * blocks per SM, measured 56.5% of cuBLAS with this pipeline, against 59.2%
- * for these tiles in the same run. STAGES tiles of this size take
- * SMEM_BYTES = 96 KB, more than the 48 KB a block gets without asking, so
- * the kernel takes its shared memory as dynamic and the launcher raises the
- * limit.
+ * blocks per SM, measured 56.5% of cuBLAS with an earlier version of this
+ * pipeline, against 59.2% for these tiles in the same run. Five tiles of
+ * this size take 120 KB, more than the 48 KB a block gets without asking,
+ * so the kernel takes its shared memory as dynamic and the launcher raises
+ * the limit; where a block cannot have 120 KB (compute capability 8.6 and
+ * 8.9 allow 99 KB), it runs with four stages.
  *
  * Blocks run roughly in the order of their numbers. Row by row, the blocks
  * in flight at one time would span a few whole rows of C: all of B and a
@@ -43,31 +56,31 @@
  * B outgrows L2: at 4096^3 it measured the same as row by row, at 8192^3 2%
  * faster.
  *
- * Why it is faster: global memory latency is now hidden by STAGES - 1
- * tiles of work instead of part of one, no registers are spent on staging,
- * and ldmatrix latency hides behind the previous slice's mma.sync. The
- * profiler: the tensor pipe is busy 70% of the time (step 06: 52%); per
- * instruction issued, warps wait 0.10 cycles at the barrier (0.62) and 0.01
- * for ldmatrix results (1.5). L2 delivers 4.9 TB/s, well below the 8 TB/s a
- * plain cp.async copy kernel draws from it on this GPU. The shape of the
- * warp tile, the swizzle and the fragments are step 06's.
+ * Why it is faster: global memory latency is now hidden by several tiles
+ * of work instead of part of one, no registers are spent on staging, and
+ * ldmatrix latency hides behind the previous slice's mma.sync. The
+ * profiler: the tensor pipe is busy 79% of the time (step 06: 54%); per
+ * instruction issued, warps wait 0.23 cycles at the barrier (0.50) and 0.11
+ * for ldmatrix results (1.46), and 1.68 cycles because the tensor pipe is
+ * busy with the other warp's work, the one wait that is welcome. L2
+ * delivers 5.2 TB/s, well below the 8 TB/s a plain cp.async copy kernel
+ * draws from it on this GPU. The shape of the warp tile, the swizzle and
+ * the fragments are step 06's.
  *
- * What is left, from test variants measured with 128 x 256 block tiles:
- * without its global loads this loop ran at 527 TFLOPS, 73% of cuBLAS,
- * which reaches its speed with Hopper's own warpgroup instructions (wgmma)
- * that mma.sync cannot match; without the epilogue's stores of C, which no
- * block overlaps with math, it was 5% faster.
+ * What is left: cuBLAS reaches its speed with Hopper's own warpgroup
+ * instructions (wgmma), twice mma.sync's rate per cycle; the stores of C,
+ * which no block overlaps with math, cost about 5% in an earlier version.
  *
  * The element-wise path (K or N not a multiple of 8) cannot use 16-byte
  * copies; it loads with bounds checks and stores to shared memory itself,
  * in the same place of the same pipeline.
  *
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C,
- * SMEM_BYTES of dynamic shared memory. Warps sit (BM / WM) x (BN / WN) over
- * the tile.
+ * smem_bytes(STAGES) of dynamic shared memory. Warps sit (BM / WM) x
+ * (BN / WN) over the tile.
  *
  * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 431.35 TFLOPS, 59.0% of cuBLAS GemmEx (half in, float out), 1.32x step 06.
+ * 465.68 TFLOPS, 64.3% of cuBLAS GemmEx (half in, float out), 1.38x step 06.
  */
 #include "gemm.h"
 
