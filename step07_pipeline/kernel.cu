@@ -243,29 +243,18 @@ __device__ void copy8(__half *dst, const __half *X, int rows, int cols, int r, i
     }
 }
 
-// ---- load tiles: this thread's 16-byte pieces of A's tile at k0, global
-// -> shared, swizzled. As in step 06, they sit in one column of pieces,
-// THREADS / A_CHUNKS rows apart.
-template <bool VEC>
-__device__ void load_tile_a(const __half *A, int M, int K, int m0, int k0, __half *As)
+// ---- load tiles: this thread's 16-byte pieces of the tile of X whose
+// top-left element is (r0, c0), global -> shared, swizzled, with CHUNKS
+// pieces per row and LOADS pieces per thread. As in step 06, a thread's
+// pieces sit in one column of pieces, THREADS / CHUNKS rows apart.
+template <bool VEC, int CHUNKS, int LOADS>
+__device__ void load_tile(__half *Xs, const __half *X, int rows, int cols, int r0, int c0)
 {
-    const int r0 = threadIdx.x / A_CHUNKS, c = threadIdx.x % A_CHUNKS;
+    const int r = threadIdx.x / CHUNKS, c = threadIdx.x % CHUNKS;
 #pragma unroll
-    for (int i = 0; i < A_LOADS; ++i) {
-        const int r = r0 + i * (THREADS / A_CHUNKS);
-        copy8<VEC>(&As[swizzle<A_CHUNKS>(r, c)], A, M, K, m0 + r, k0 + c * 8);
-    }
-}
-
-// ---- load tiles: the same for B's tile at k0
-template <bool VEC>
-__device__ void load_tile_b(const __half *B, int K, int N, int n0, int k0, __half *Bs)
-{
-    const int r0 = threadIdx.x / B_CHUNKS, c = threadIdx.x % B_CHUNKS;
-#pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-        const int r = r0 + i * (THREADS / B_CHUNKS);
-        copy8<VEC>(&Bs[swizzle<B_CHUNKS>(r, c)], B, K, N, k0 + r, n0 + c * 8);
+    for (int i = 0; i < LOADS; ++i) {
+        const int ri = r + i * (THREADS / CHUNKS);
+        copy8<VEC>(&Xs[swizzle<CHUNKS>(ri, c)], X, rows, cols, r0 + ri, c0 + c * 8);
     }
 }
 
@@ -317,8 +306,8 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < tiles_k) {
-            load_tile_a<VEC>(A, M, K, m0, s * BK, As[s]);
-            load_tile_b<VEC>(B, K, N, n0, s * BK, Bs[s]);
+            load_tile<VEC, A_CHUNKS, A_LOADS>(As[s], A, M, K, m0, s * BK);
+            load_tile<VEC, B_CHUNKS, B_LOADS>(Bs[s], B, K, N, s * BK, n0);
         }
         cp_async_commit();
     }
@@ -358,9 +347,9 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
             // behind the copies. Past the end of K the copies fill zeros
             // that no one reads, so the loop needs no branch.
             if (s == 0)
-                load_tile_a<VEC>(A, M, K, m0, next * BK, As[next % STAGES]);
+                load_tile<VEC, A_CHUNKS, A_LOADS>(As[next % STAGES], A, M, K, m0, next * BK);
             if (s == KSLICES - 1) {
-                load_tile_b<VEC>(B, K, N, n0, next * BK, Bs[next % STAGES]);
+                load_tile<VEC, B_CHUNKS, B_LOADS>(Bs[next % STAGES], B, K, N, next * BK, n0);
                 cp_async_commit();
             }
 #pragma unroll
