@@ -17,7 +17,7 @@
  * Launch: a 1-D grid with one block of BN x BM threads per BM x BN tile of C.
  *
  * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 6.11 TFLOPS, 11.9% of cuBLAS SGEMM.
+ * 6.12 TFLOPS, 12.0% of cuBLAS SGEMM.
  */
 #include "gemm.h"
 
