@@ -1,12 +1,5 @@
 # GEMM tutorial: builds every step, runs the tests and the benchmark.
-#
-#   make                 all steps (step01_naive/run ... and links step01 ...)
-#   make step04          one step: then ./step04/run
-#   make test            the test suite (the GPU half is skipped without a GPU)
-#   make bench           scripts/run_all.sh: the speedup table
-#   make regs            registers, shared memory and local memory per kernel
-#   make ARCH=sm_90      build for one architecture (default: the GPU's own,
-#                        or every supported one when there is no GPU)
+# `make help` lists the targets.
 
 NVCC ?= nvcc
 CC ?= cc
@@ -14,17 +7,17 @@ CC ?= cc
 # The toolkit's root, from wherever nvcc is.
 CUDA_PATH ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC))))
 
-# The GPU's compute capability, e.g. 9.0 -> sm_90; empty without a GPU.
+# The GPU's compute capability, e.g. 9.0 -> sm_90; empty without a GPU, and
+# then each step is built for every architecture it runs on.
 ifndef ARCH
 ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | grep -E '^[0-9]+\.[0-9]+$$' | sed 's/\.//; s/^/sm_/')
 endif
-ifeq ($(strip $(ARCH)),)
-# Every supported GPU (Ampere and newer), plus PTX for newer chips.
-GENCODE := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 \
-           -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=[sm_90,compute_90]
-else
-GENCODE := -arch=$(ARCH)
+ifneq ($(strip $(ARCH)),)
+ifeq ($(shell echo '$(ARCH)' | grep -E '^(sm|compute)_[0-9]+a?$$'),)
+$(error ARCH=$(ARCH): want sm_NN (machine code for that GPU) or compute_NN (PTX only), e.g. make ARCH=sm_90)
 endif
+endif
+export ARCH
 
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xptxas -warn-spills,-warn-lmem-usage
 CFLAGS ?= -O3 -std=c11 -Wall -Wextra -Wpedantic
@@ -33,47 +26,88 @@ LDLIBS := -lcublas
 STEPS := $(sort $(patsubst %/main.c,%,$(wildcard step[0-9][0-9]_*/main.c)))
 SHORT = $(firstword $(subst _, ,$(1)))
 COMMON_HDRS := $(wildcard common/*.h)
-COMMON_OBJS := common/half.o common/options.o common/check.o common/harness.o
+COMMON_OBJS := common/half.o common/options.o common/step.o common/check.o common/harness.o
 
-.PHONY: all test bench regs clean $(foreach s,$(STEPS),$(call SHORT,$(s)))
+# Each step's -gencode flags, from the architecture its main.c declares
+# (scripts/arch.sh), or "left out: <why>" when ARCH cannot run it.
+$(foreach s,$(STEPS),$(eval GENCODE_$(s) := $(shell bash scripts/arch.sh gencode $(s) $(ARCH))))
+LEFT_OUT := $(foreach s,$(STEPS),$(if $(filter left,$(firstword $(GENCODE_$(s)))),$(s)))
+BUILT := $(filter-out $(LEFT_OUT),$(STEPS))
+
+.PHONY: all test bench regs help clean FORCE $(STEPS) $(foreach s,$(STEPS),$(call SHORT,$(s)))
 .SECONDARY:
 
-all: $(foreach s,$(STEPS),$(call SHORT,$(s)))
+# A step ARCH cannot run is left out with one line saying why (and a binary
+# left from another ARCH is removed, so nothing runs what this build is not).
+all: $(foreach s,$(BUILT),$(call SHORT,$(s)))
+	@$(foreach s,$(LEFT_OUT),rm -f $(s)/run; echo "$(s): $(GENCODE_$(s))";)
 
-# make step04 builds step04_register_tile/run and the link step04 -> step04_register_tile.
+# make step04 (or make step04_register_tile) builds step04_register_tile/run
+# and the link step04 -> step04_register_tile.
 define STEP_ALIAS
-$(call SHORT,$(1)): $(1)/run
+$(call SHORT,$(1)) $(1): $(1)/run
 	@ln -sfn $(1) $(call SHORT,$(1))
 endef
-$(foreach s,$(STEPS),$(eval $(call STEP_ALIAS,$(s))))
+define STEP_LEFT_OUT
+$(call SHORT,$(1)) $(1) $(1)/run:
+	@echo "$(1): $(GENCODE_$(1))" >&2; exit 2
+endef
+$(foreach s,$(BUILT),$(eval $(call STEP_ALIAS,$(s))))
+$(foreach s,$(LEFT_OUT),$(eval $(call STEP_LEFT_OUT,$(s))))
+
+# What each build was made with, recorded so that a change of compiler,
+# flags or architecture rebuilds what depends on it: the record is rewritten
+# only when it differs, and everything compiled depends on it.
+define RECORD
+$(1)/.build-config: FORCE
+	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' >$$@
+endef
+$(foreach s,$(BUILT),$(eval $(call RECORD,$(s),$(NVCC) $(NVCCFLAGS) $(GENCODE_$(s)))))
+$(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH)))
 
 %/run: %/main.o %/kernel.o $(COMMON_OBJS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64
+	$(NVCC) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64
 
-%/kernel.o: %/kernel.cu common/gemm.h
-	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Icommon -c $< -o $@
+%/kernel.o: %/kernel.cu common/gemm.h %/.build-config
+	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -Icommon -c $< -o $@
 
-%/main.o: %/main.c $(COMMON_HDRS)
+%/main.o: %/main.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) -Icommon -c $< -o $@
 
-common/harness.o: common/harness.c $(COMMON_HDRS)
+common/harness.o: common/harness.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) -I$(CUDA_PATH)/include -c $< -o $@
 
-common/%.o: common/%.c $(COMMON_HDRS)
+common/%.o: common/%.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # The harness's unit tests: plain C, no GPU and no CUDA needed.
-common/test_common: common/test_common.c common/half.o common/options.o common/check.o
+common/test_common: common/test_common.c common/half.o common/options.o common/step.o common/check.o
 	$(CC) $(CFLAGS) -o $@ $^ -lm
 
+# The scripts run make themselves; the + hands them this make's job slots,
+# so that make -j8 test builds in parallel.
 test:
-	@bash scripts/test.sh
+	+@bash scripts/test.sh
 
 bench: all
-	@bash scripts/run_all.sh
+	+@bash scripts/run_all.sh
 
 regs:
-	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" GENCODE="$(GENCODE)" bash scripts/regs.sh $(STEPS)
+	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" bash scripts/regs.sh $(STEPS)
+
+help:
+	@echo 'make                  build every step the GPU (or ARCH) can run: step01_naive/run ...'
+	@echo 'make step04           build one step (or make step04_register_tile), then ./step04/run'
+	@echo 'make test             the test suite (the GPU half is skipped without a GPU)'
+	@echo 'make bench            scripts/run_all.sh: every step against cuBLAS, the speedup table'
+	@echo 'make regs             registers, shared memory and spills of every kernel'
+	@echo 'make clean            remove what make built'
+	@echo
+	@echo 'Variables: ARCH=sm_90 (one GPU; compute_75 for PTX only; default: the GPU found,'
+	@echo 'or every architecture each step runs on), NVCC=nvcc, CC=cc, NVCCFLAGS, CFLAGS.'
+	@echo 'Steps and the oldest GPU each runs on:'
+	@$(foreach s,$(STEPS),echo "  $(s) $$(bash scripts/arch.sh need $(s))";)
 
 clean:
-	rm -f common/*.o common/test_common $(foreach s,$(STEPS),$(s)/*.o $(s)/run $(call SHORT,$(s)))
+	rm -f common/*.o common/test_common common/.build-config \
+	    $(foreach s,$(STEPS),$(s)/*.o $(s)/run $(s)/.build-config $(call SHORT,$(s)))

@@ -8,6 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How the GPU adds the products up, which sets how far a correct result may
+ * be from the exact one (check.c says how far):
+ *   SUM_ROUNDED    one float rounding per addition: FFMA (steps 01-04, and
+ *                  cuBLAS SGEMM);
+ *   SUM_TRUNCATED  the tensor cores (from step 05 on, and cuBLAS GemmEx):
+ *                  they add a run of 16 products exactly and truncate the
+ *                  sum into the float accumulator. */
+enum summation { SUM_ROUNDED, SUM_TRUNCATED };
+
 /* The host's view of one problem: exactly the values the GPU sees. */
 struct gemm_data {
     int M, N, K;
@@ -15,6 +24,7 @@ struct gemm_data {
     const float *A;  /* M x K */
     const float *B;  /* K x N */
     const float *C0; /* M x N, C before the run; NULL when beta == 0 */
+    enum summation sum;
 };
 
 struct check_result {
@@ -36,13 +46,19 @@ void fill_random(float *x, size_t n, uint64_t *state, int round_to_half);
  * reference at 4096^3 would take minutes. */
 #define FULL_REFERENCE_MAX_MACS (1LL << 26)
 
-/* Picks the rows (or columns) of an n-long side to compare with the CPU
- * reference: all of them when full, else the first and last two, both sides
- * of every multiple of 128 (where every step's tiles meet) and a few seeded
- * random ones, sorted and without repeats. idx needs room for
- * sample_capacity(n, full). Returns the count. */
-int sample_capacity(int n, int full);
-int sample_indices(int n, int full, uint64_t seed, int *idx);
+/* The sample of an n-long side (rows of C, or columns) when the reference is
+ * not computed in full. Edges: both sides of every multiple of EDGE, and the
+ * first and last index. Every tile of every step, block, warp or mma tile,
+ * is a multiple of EDGE wide, so every place where two tiles meet is in it.
+ * Few: the first and last two and SAMPLE_RANDOM seeded random ones. The
+ * check compares edge rows x few columns and few rows x edge columns: every
+ * tile edge of C, in both directions, for about the cost of the old 128-wide
+ * edges' full cross product. Both sorted, without repeats; idx needs room
+ * for n indices (sample_edges) or SAMPLE_FEW_MAX (sample_few). Return the
+ * count. */
+enum { EDGE = 8, SAMPLE_RANDOM = 12, SAMPLE_FEW_MAX = 4 + SAMPLE_RANDOM };
+int sample_edges(int n, int *idx);
+int sample_few(int n, uint64_t seed, int *idx);
 
 /* Per-element tolerance, see check.c for why. a_norm[i] is the 2-norm of row
  * i of A and b_norm[j] of column j of B (compute_norms fills them). */
@@ -50,9 +66,18 @@ void compute_norms(const struct gemm_data *d, double *a_norm, double *b_norm);
 double tolerance(const struct gemm_data *d, const double *a_norm, const double *b_norm,
                  int i, int j);
 
-/* Counts NaN/Inf in got, then compares got with the double-precision reference
- * on rows x cols, with the norms from compute_norms. Fills the nonfinite and
- * ref_* fields of *r. */
+/* The K from which this check can no longer tell a result that misses a run
+ * of 8 consecutive products (one k-tile of step 04) from rounding, for the
+ * inputs fill_random makes: from there the tolerance is larger than such a
+ * run typically is. check.c works it out. */
+long long check_power_limit(enum summation sum);
+
+/* Counts NaN/Inf anywhere in got into r->nonfinite. */
+void count_nonfinite(const struct gemm_data *d, const float *got, struct check_result *r);
+
+/* Compares got with the double-precision reference on rows x cols, with the
+ * norms from compute_norms. Adds to r->ref_count and keeps the worst of
+ * r->ref_worst, so several calls make one check. */
 void check_reference(const struct gemm_data *d, const double *a_norm, const double *b_norm,
                      const float *got, const int *rows, int nrows, const int *cols, int ncols,
                      struct check_result *r);

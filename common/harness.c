@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The tutorial's GPUs: tensor-core steps use cp.async and ldmatrix (sm_80). */
-enum { MIN_MAJOR = 8, MIN_MINOR = 0 };
+#include <unistd.h>
 
 static const char *prog = "gemm"; /* the step's name, for messages */
 
@@ -33,15 +31,16 @@ static void cuda_check(cudaError_t err, const char *what, const char *file, int 
     }
     fprintf(stderr, "%s: CUDA error %s (%s) in %s at %s:%d\n", prog, cudaGetErrorName(err),
             cudaGetErrorString(err), what, file, line);
-    exit(1);
+    exit(err == cudaErrorMemoryAllocation ? 2 : 1);
 }
 
 static void cublas_check(cublasStatus_t st, const char *what, const char *file, int line)
 {
     if (st == CUBLAS_STATUS_SUCCESS)
         return;
-    fprintf(stderr, "%s: cuBLAS error %d in %s at %s:%d\n", prog, (int)st, what, file, line);
-    exit(1);
+    fprintf(stderr, "%s: cuBLAS error %s (%s) in %s at %s:%d\n", prog, cublasGetStatusName(st),
+            cublasGetStatusString(st), what, file, line);
+    exit(st == CUBLAS_STATUS_ALLOC_FAILED ? 2 : 1);
 }
 
 static void *host_alloc(size_t bytes)
@@ -65,16 +64,74 @@ static int full_reference(int M, int N, int K)
     return (long long)M * N * K <= FULL_REFERENCE_MAX_MACS;
 }
 
+/* Host memory this process could still take, in bytes: MemAvailable where
+ * Linux reports it, else the free physical pages. */
+static double host_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb = 0;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                break;
+        fclose(f);
+        if (kb)
+            return 1024.0 * (double)kb;
+    }
+    return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* One line for a runtime that cannot start: the advice differs between no
+ * driver, an old driver and no GPU. */
+static int no_usable_gpu(cudaError_t err)
+{
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0)
+        fprintf(stderr, "%s: no NVIDIA driver found: this machine has no NVIDIA GPU, or its "
+                        "driver is not installed\n", prog);
+    else if (err == cudaErrorInsufficientDriver || driver < runtime)
+        fprintf(stderr, "%s: the NVIDIA driver is too old for CUDA %d.%d (it supports CUDA "
+                        "%d.%d): update the driver\n", prog, runtime / 1000, runtime % 1000 / 10,
+                driver / 1000, driver % 1000 / 10);
+    else if (err == cudaErrorNoDevice || err == cudaSuccess)
+        fprintf(stderr, "%s: no CUDA GPU found (the driver, CUDA %d.%d, sees none)\n", prog,
+                driver / 1000, driver % 1000 / 10);
+    else
+        fprintf(stderr, "%s: the CUDA runtime cannot start: %s (%s)\n", prog,
+                cudaGetErrorName(err), cudaGetErrorString(err));
+    return 2;
+}
+
 int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu)
 {
     prog = step->name;
-    int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        fprintf(stderr, "%s: no CUDA GPU found (%s)\n", prog,
-                err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
+    const double M = opt->M, N = opt->N, K = opt->K;
+    const double in = (double)input_size(step->input);
+    const int full = full_reference(opt->M, opt->N, opt->K);
+
+    /* Host: A and B as float (the reference reads them), the old C when beta
+     * != 0, the half copies made for the upload, and the check's copies of
+     * C (the kernel's, and cuBLAS's when the reference is sampled). */
+    double host = 4.0 * (M * K + K * N) + (opt->beta != 0.0f ? 4.0 * M * N : 0.0);
+    if (step->input == INPUT_FP16)
+        host += 2.0 * (M * K > K * N ? M * K : K * N);
+    if (opt->check)
+        host += 4.0 * M * N * (full ? 1 : 2) + 8.0 * (M + N);
+    const double host_free = host_memory_available();
+    if (host > 0.9 * host_free) {
+        fprintf(stderr, "%s: M=%d N=%d K=%d needs %.2f GiB of host memory; %.2f GiB are "
+                        "available\n", prog, opt->M, opt->N, opt->K, host / (1u << 30),
+                host_free / (1u << 30));
         return 2;
     }
+
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0)
+        return no_usable_gpu(err);
     const int dev = 0;
     CUDA_CHECK(cudaSetDevice(dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&gpu->major, cudaDevAttrComputeCapabilityMajor, dev));
@@ -85,22 +142,31 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     snprintf(gpu->name, sizeof gpu->name, "%s", prop.name);
 
-    if (gpu->major * 10 + gpu->minor < MIN_MAJOR * 10 + MIN_MINOR) {
-        fprintf(stderr, "%s: needs compute capability %d.%d or newer (Ampere); GPU %d, %s, is %d.%d\n",
-                prog, MIN_MAJOR, MIN_MINOR, dev, gpu->name, gpu->major, gpu->minor);
+    struct arch need;
+    if (!parse_arch(step->arch, &need)) {
+        fprintf(stderr, "%s: the step declares arch \"%s\", not of the form sm_75 or sm_90a\n",
+                prog, step->arch);
+        return 2;
+    }
+    if (!arch_runs_on(&need, gpu->major, gpu->minor)) {
+        if (need.exact)
+            fprintf(stderr, "%s: needs %s, a %s GPU (compute capability %d.%d); GPU %d, %s, is "
+                            "%d.%d\n", prog, step->arch, arch_family(need.major, need.minor),
+                    need.major, need.minor, dev, gpu->name, gpu->major, gpu->minor);
+        else
+            fprintf(stderr, "%s: needs %s, compute capability %d.%d or newer (%s or later); GPU "
+                            "%d, %s, is %d.%d\n", prog, step->arch, need.major, need.minor,
+                    arch_family(need.major, need.minor), dev, gpu->name, gpu->major, gpu->minor);
         return 2;
     }
 
-    /* A, B, C, and a second C for the comparison with cuBLAS. */
-    const double in = (double)input_size(step->input);
-    double need = in * opt->M * opt->K + in * opt->K * opt->N + 4.0 * opt->M * opt->N;
-    if (opt->check && !full_reference(opt->M, opt->N, opt->K))
-        need += 4.0 * opt->M * opt->N;
+    /* Device: A, B and C; the comparison with cuBLAS reuses C. */
+    const double device = in * (M * K + K * N) + 4.0 * M * N;
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (need > 0.95 * (double)free_bytes) {
+    if (device > 0.95 * (double)free_bytes) {
         fprintf(stderr, "%s: M=%d N=%d K=%d needs %.2f GiB of GPU memory; %s has %.2f GiB free\n",
-                prog, opt->M, opt->N, opt->K, need / (1u << 30), gpu->name,
+                prog, opt->M, opt->N, opt->K, device / (1u << 30), gpu->name,
                 (double)free_bytes / (1u << 30));
         return 2;
     }
@@ -138,7 +204,10 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
         fill_random(p->C0, c_n, &state, 0);
     }
 
-    p->host = (struct gemm_data){ M, N, K, opt->alpha, opt->beta, p->A, p->B, p->C0 };
+    /* Half inputs go to the tensor cores in every step that takes them, as
+     * they do in cuBLAS GemmEx; float inputs to FFMA, as in cuBLAS SGEMM. */
+    p->host = (struct gemm_data){ M, N, K, opt->alpha, opt->beta, p->A, p->B, p->C0,
+                                  to_half ? SUM_TRUNCATED : SUM_ROUNDED };
 
     CUDA_CHECK(cudaMalloc(&p->dA, a_n * input_size(p->input)));
     CUDA_CHECK(cudaMalloc(&p->dB, b_n * input_size(p->input)));
@@ -179,33 +248,48 @@ static void run_once(const struct problem *p, gemm_fn fn, float *out)
                           cudaMemcpyDeviceToHost));
 }
 
+/* Every index of an n-long side. */
+static int all_indices(int n, int *idx)
+{
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    return n;
+}
+
 struct check_result check_gemm(const struct problem *p, gemm_fn fn)
 {
     const struct gemm_data *d = &p->host;
-    const int full = full_reference(d->M, d->N, d->K);
     struct check_result r = { 0 };
 
     float *got = host_alloc((size_t)d->M * d->N * sizeof(float));
     run_once(p, fn, got);
+    count_nonfinite(d, got, &r);
 
     double *a_norm = host_alloc((size_t)d->M * sizeof(double));
     double *b_norm = host_alloc((size_t)d->N * sizeof(double));
     compute_norms(d, a_norm, b_norm);
 
-    int *rows = host_alloc((size_t)sample_capacity(d->M, full) * sizeof(int));
-    int *cols = host_alloc((size_t)sample_capacity(d->N, full) * sizeof(int));
-    const int nrows = sample_indices(d->M, full, 1, rows);
-    const int ncols = sample_indices(d->N, full, 2, cols);
-    check_reference(d, a_norm, b_norm, got, rows, nrows, cols, ncols, &r);
-    free(rows);
-    free(cols);
+    int *rows = host_alloc((size_t)d->M * sizeof(int));
+    int *cols = host_alloc((size_t)d->N * sizeof(int));
+    if (full_reference(d->M, d->N, d->K)) {
+        check_reference(d, a_norm, b_norm, got, rows, all_indices(d->M, rows), cols,
+                        all_indices(d->N, cols), &r);
+    } else {
+        /* Every tile edge of C in both directions (check.h), then all of C
+         * against cuBLAS on the same data. */
+        int few[SAMPLE_FEW_MAX];
+        check_reference(d, a_norm, b_norm, got, rows, sample_edges(d->M, rows), few,
+                        sample_few(d->N, 2, few), &r);
+        check_reference(d, a_norm, b_norm, got, few, sample_few(d->M, 1, few), cols,
+                        sample_edges(d->N, cols), &r);
 
-    if (!full) {
         float *other = host_alloc((size_t)d->M * d->N * sizeof(float));
         run_once(p, cublas_gemm(p->input), other);
         check_other(d, a_norm, b_norm, got, other, &r);
         free(other);
     }
+    free(rows);
+    free(cols);
     free(a_norm);
     free(b_norm);
     free(got);
@@ -338,6 +422,13 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
         printf("\n");
         if (check->nonfinite)
             printf("  check      FAIL: %lld elements are NaN or Inf\n", check->nonfinite);
+        const long long limit = check_power_limit(
+            step->input == INPUT_FP16 ? SUM_TRUNCATED : SUM_ROUNDED);
+        if (opt->K >= limit)
+            printf("  check      blind spot: from K = %lld on (%s sums), a result missing 8\n"
+                   "             consecutive products passes for most elements: rounding\n"
+                   "             is as large (common/check.c, check_power_limit)\n",
+                   limit, fp16 ? "tensor-core" : "float");
     }
 
     char gpu_name[sizeof gpu->name];

@@ -10,13 +10,6 @@
 #include "gemm.h"
 #include "options.h"
 
-enum input_type { INPUT_FP32, INPUT_FP16 };
-
-struct step {
-    const char *name;       /* the folder's name, e.g. "step01_naive" */
-    enum input_type input;  /* what A and B hold on the GPU */
-};
-
 struct gpu {
     char name[256];
     int major, minor, sms;
@@ -41,8 +34,9 @@ struct timing {
 };
 
 /* Picks GPU 0 and checks it can run this problem. Returns -1 to go on, or the
- * exit code 2 after one line on stderr: no GPU, a GPU older than sm_80, or
- * too little GPU memory for the shape. */
+ * exit code 2 after one line on stderr: no GPU or no driver, a driver too old
+ * for this CUDA runtime, a GPU older than the step's arch ("needs sm_80 ..."),
+ * or too little host or GPU memory for the shape. */
 int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu);
 
 /* Seeded random A and B (rounded to half for half inputs), and C: random, or

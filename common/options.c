@@ -15,12 +15,23 @@ static const struct options DEFAULTS = {
     .check = 1,
 };
 
-static void usage(const char *prog)
+/* The usage line shows the command as it was typed (./step01/run, or a
+ * path to it); messages name the step. */
+static void usage(const char *cmd, const struct step *step)
 {
+    struct arch a = { 0, 0, 0 };
+    parse_arch(step->arch, &a);
     printf("usage: %s [options]\n"
-           "Runs C = alpha * A x B + beta * C on the GPU, checks it, and times it\n"
-           "against cuBLAS on the same data.\n"
-           "\n"
+           "%s: C = alpha * A x B + beta * C on the GPU, checked, and timed against\n"
+           "cuBLAS on the same data. ",
+           cmd, step->name);
+    if (a.exact)
+        printf("Needs a %s GPU, compute capability %d.%d (%s).\n", arch_family(a.major, a.minor),
+               a.major, a.minor, step->arch);
+    else
+        printf("Needs compute capability %d.%d or newer (%s: %s or later).\n", a.major, a.minor,
+               step->arch, arch_family(a.major, a.minor));
+    printf("\n"
            "  -m M, -n N, -k K   matrix sizes: A is M x K, B is K x N (default %d each)\n"
            "  -s S, --size S     set M, N and K to S\n"
            "  --alpha X          scale of A x B (default %g)\n"
@@ -29,11 +40,13 @@ static void usage(const char *prog)
            "  --iters N          timed runs; the median is reported (default %d)\n"
            "  --seed N           seed of the random inputs (default %llu)\n"
            "  --no-check         skip the correctness check\n"
-           "  -h, --help         show this help\n"
+           "  -h, --help         show this help (wherever it stands)\n"
            "\n"
-           "Exit status: 0 success, 1 check failed or CUDA error, 2 bad input or no usable GPU.\n",
-           prog, DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, DEFAULTS.warmup,
-           DEFAULTS.iters, (unsigned long long)DEFAULTS.seed);
+           "Numbers are decimal: 1000, +12, -1.5, 2.5e-3; no spaces, no hex.\n"
+           "Exit status: 0 success, 1 check failed or CUDA error, 2 bad input or no\n"
+           "usable GPU.\n",
+           DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, DEFAULTS.warmup, DEFAULTS.iters,
+           (unsigned long long)DEFAULTS.seed);
 }
 
 /* One line on stderr naming the problem; returns the exit code for bad input. */
@@ -48,50 +61,85 @@ static int bad(const char *prog, const char *fmt, ...)
     return 2;
 }
 
+/* An optional sign, then digits: the one form every number here starts with,
+ * so that strtoll and strtod (which also take leading spaces, hex, "inf" and
+ * "nan") see nothing else. Returns the length of the digits after the sign. */
+static size_t signed_digits(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    return strspn(s, "0123456789");
+}
+
 static int parse_int(const char *s, long long lo, long long hi, long long *out)
 {
-    char *end;
+    const size_t sign = *s == '+' || *s == '-';
+    if (signed_digits(s) == 0 || s[sign + signed_digits(s)] != '\0')
+        return 0;
     errno = 0;
-    const long long v = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+    const long long v = strtoll(s, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi)
         return 0;
     *out = v;
     return 1;
 }
 
+/* A decimal number: [sign] digits [. digits] [e [sign] digits], with digits
+ * on at least one side of the point. Rounded to the nearest float; refused
+ * only if that is infinite (tiny values round to a subnormal or to zero). */
 static int parse_float(const char *s, float *out)
 {
-    char *end;
-    errno = 0;
-    const float v = strtof(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+    const char *p = s;
+    size_t whole = signed_digits(p);
+    p += (*p == '+' || *p == '-') + whole;
+    size_t frac = 0;
+    if (*p == '.') {
+        frac = strspn(p + 1, "0123456789");
+        p += 1 + frac;
+    }
+    if (whole + frac == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        const size_t exp = signed_digits(p + 1);
+        if (exp == 0)
+            return 0;
+        p += 1 + (p[1] == '+' || p[1] == '-') + exp;
+    }
+    if (*p != '\0')
+        return 0;
+    const float v = (float)strtod(s, NULL);
+    if (!isfinite(v))
         return 0;
     *out = v;
     return 1;
 }
 
 /* One matrix of rows x cols must fit the 32-bit index math of the kernels. */
-static int too_large(const char *prog, const char *name, long long rows, long long cols)
+static int too_large(const char *prog, const char *name, long long rows, long long cols,
+                     int bytes)
 {
     if (rows * cols <= MAX_MATRIX_ELEMENTS)
         return 0;
     fprintf(stderr,
-            "%s: %s would be %lld x %lld = %lld elements (%.1f GiB), too large: "
+            "%s: %s would be %lld x %lld = %lld elements (%.1f GiB of %s), too large: "
             "at most %lld elements per matrix (see --help)\n",
-            prog, name, rows, cols, rows * cols,
-            (double)(rows * cols) * 4.0 / (1u << 30), MAX_MATRIX_ELEMENTS);
+            prog, name, rows, cols, rows * cols, (double)(rows * cols) * bytes / (1u << 30),
+            bytes == 2 ? "half" : "float", MAX_MATRIX_ELEMENTS);
     return 1;
 }
 
-int parse_options(int argc, char **argv, const char *prog, struct options *opt)
+int parse_options(int argc, char **argv, const struct step *step, struct options *opt)
 {
+    const char *prog = step->name;
     *opt = DEFAULTS;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(prog);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(argv[0], step);
             return 0;
         }
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
         if (!strcmp(arg, "--no-check")) {
             opt->check = 0;
             continue;
@@ -126,7 +174,8 @@ int parse_options(int argc, char **argv, const char *prog, struct options *opt)
         if (!strcmp(name, "--alpha") || !strcmp(name, "--beta")) {
             float *dst = !strcmp(name, "--alpha") ? &opt->alpha : &opt->beta;
             if (!parse_float(value, dst))
-                return bad(prog, "%s needs a finite number, got '%s'", name, value);
+                return bad(prog, "%s needs a decimal number within float range, got '%s'", name,
+                           value);
         } else if (!strcmp(name, "--warmup")) {
             if (!parse_int(value, 0, 100000, &v))
                 return bad(prog, "%s needs an integer from 0 to 100000, got '%s'", name, value);
@@ -153,8 +202,9 @@ int parse_options(int argc, char **argv, const char *prog, struct options *opt)
         }
     }
 
-    if (too_large(prog, "A", opt->M, opt->K) || too_large(prog, "B", opt->K, opt->N) ||
-        too_large(prog, "C", opt->M, opt->N))
+    const int in = step->input == INPUT_FP16 ? 2 : 4;
+    if (too_large(prog, "A", opt->M, opt->K, in) || too_large(prog, "B", opt->K, opt->N, in) ||
+        too_large(prog, "C", opt->M, opt->N, 4))
         return 2;
     return -1;
 }

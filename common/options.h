@@ -5,6 +5,8 @@
 #ifndef OPTIONS_H
 #define OPTIONS_H
 
+#include "step.h"
+
 #include <stdint.h>
 
 struct options {
@@ -22,8 +24,11 @@ struct options {
 #define MAX_SIDE (1 << 30)
 
 /* Parses argv into *opt. Returns -1 when the program should go on; otherwise
- * the exit code: 0 after --help, 2 after bad input, which gets one line on
- * stderr naming the problem. */
-int parse_options(int argc, char **argv, const char *prog, struct options *opt);
+ * the exit code: 0 after --help (wherever it stands), 2 after bad input,
+ * which gets one line on stderr naming the problem, prefixed by the step's
+ * name. Numbers are decimal, with an optional sign and no spaces: integers
+ * are digits only; alpha and beta are any decimal number, rounded to the
+ * nearest float, refused only where that is infinite. */
+int parse_options(int argc, char **argv, const struct step *step, struct options *opt);
 
 #endif

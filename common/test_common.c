@@ -1,7 +1,9 @@
 /*
  * Unit tests of the harness's plain-C parts: half conversion, the CPU
  * reference, the checker and the option parser. No GPU needed. Prints one
- * "PASS name" or "FAIL name: why" line per test; scripts/test.sh counts them.
+ * "PASS name" or "FAIL name: why" line per test and a closing "unit tests:
+ * N passed, N failed"; scripts/test.sh counts them, and fails a run that dies
+ * before the summary.
  */
 #include "check.h"
 #include "half.h"
@@ -14,12 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
+static int passes, failures;
 
 static void result(const char *name, int ok, const char *why)
 {
     if (ok) {
         printf("PASS %s\n", name);
+        passes++;
     } else {
         printf("FAIL %s: %s\n", name, why);
         failures++;
@@ -154,16 +157,20 @@ static struct check_result check_full(const struct gemm_data *d, const float *go
     int rows[64], cols[64];
     double a_norm[64], b_norm[64];
     struct check_result r = { 0 };
-    const int nr = sample_indices(d->M, 1, 1, rows), nc = sample_indices(d->N, 1, 2, cols);
+    for (int i = 0; i < d->M; i++)
+        rows[i] = i;
+    for (int j = 0; j < d->N; j++)
+        cols[j] = j;
+    count_nonfinite(d, got, &r);
     compute_norms(d, a_norm, b_norm);
-    check_reference(d, a_norm, b_norm, got, rows, nr, cols, nc, &r);
+    check_reference(d, a_norm, b_norm, got, rows, d->M, cols, d->N, &r);
     check_verdict(&r);
     return r;
 }
 
 static void test_reference_by_hand(void)
 {
-    const struct gemm_data d = { 2, 2, 3, 2.0f, -0.5f, A23, B32, C22 };
+    const struct gemm_data d = { 2, 2, 3, 2.0f, -0.5f, A23, B32, C22, SUM_ROUNDED };
     float got[4];
     for (int e = 0; e < 4; e++)
         got[e] = (float)(2.0 * AB[e] - 0.5 * C22[e]);
@@ -174,7 +181,7 @@ static void test_reference_by_hand(void)
 
 static void test_checker_catches(void)
 {
-    const struct gemm_data d = { 2, 2, 3, 1.0f, 0.0f, A23, B32, NULL }; /* beta == 0 */
+    const struct gemm_data d = { 2, 2, 3, 1.0f, 0.0f, A23, B32, NULL, SUM_ROUNDED }; /* beta == 0 */
     float good[4];
     for (int e = 0; e < 4; e++)
         good[e] = (float)AB[e];
@@ -223,7 +230,7 @@ static void test_tolerance_catches_missing_product(void)
     uint64_t state = 7;
     fill_random(a, K, &state, 0);
     fill_random(b, K, &state, 0);
-    const struct gemm_data d = { 1, 1, K, 1.0f, 0.0f, a, b, NULL };
+    const struct gemm_data d = { 1, 1, K, 1.0f, 0.0f, a, b, NULL, SUM_ROUNDED };
     double sum = 0.0, an, bn;
     for (int k = 0; k < K; k++)
         sum += (double)a[k] * b[k];
@@ -241,23 +248,104 @@ static void test_tolerance_catches_missing_product(void)
            caught > K * 8 / 10 && sum != 0.0, why);
 }
 
-static void test_sample_indices(void)
+static void test_samples(void)
 {
-    int idx[64];
-    const int n = sample_indices(1000, 0, 3, idx);
-    int ok = n > 0 && n <= sample_capacity(1000, 0) && idx[0] == 0 && idx[n - 1] == 999;
+    int idx[1000];
+    int n = sample_edges(1000, idx);
+    int ok = n > 0 && idx[0] == 0 && idx[n - 1] == 999;
     for (int i = 1; i < n; i++)
         ok = ok && idx[i] > idx[i - 1];
-    for (int t = 128; t < 1000; t += 128) {
+    for (int t = EDGE; t < 1000; t += EDGE) {
         int have = 0;
         for (int i = 0; i < n; i++)
             have += idx[i] == t - 1 || idx[i] == t;
         ok = ok && have == 2;
     }
-    const int one = sample_indices(1, 0, 3, idx);
-    ok = ok && one == 1 && idx[0] == 0;
-    result("check: samples hold the corners and both sides of every tile edge", ok,
+    ok = ok && n == 2 * (999 / EDGE) + 2;
+    n = sample_few(1000, 3, idx);
+    ok = ok && n <= SAMPLE_FEW_MAX && idx[0] == 0 && idx[1] == 1 && idx[n - 1] == 999;
+    ok = ok && sample_edges(1, idx) == 1 && idx[0] == 0 && sample_few(1, 3, idx) == 1;
+    result("check: samples hold the corners and both sides of every multiple of EDGE", ok,
            "bad sample");
+}
+
+/* The result of one row of A times N columns of B as the GPU adds it up:
+ * rounded (one float rounding per multiply-add, like FFMA: C's fmaf), or
+ * truncated (the tensor cores: 16 exact products at a time, the sum cut
+ * toward zero into a float). Products k in [skip, skip + 8) are left out
+ * when skip >= 0: the bug of a lost k-tile. */
+static void gpu_like_sum(const float *a, const float *b, int N, int K, enum summation sum,
+                         int skip, float *out)
+{
+    for (int j = 0; j < N; j++) {
+        float acc = 0.0f;
+        double run = 0.0; /* exact: 16 products of halves fit a double */
+        for (int k = 0; k < K; k++) {
+            const int lost = skip >= 0 && k >= skip && k < skip + 8;
+            if (sum == SUM_ROUNDED) {
+                if (!lost)
+                    acc = fmaf(a[k], b[(size_t)k * N + j], acc);
+                continue;
+            }
+            if (!lost)
+                run += (double)a[k] * b[(size_t)k * N + j];
+            if (k % 16 == 15 || k == K - 1) {
+                const double exact = (double)acc + run;
+                float f = (float)exact;
+                if (fabs((double)f) > fabs(exact))
+                    f = nextafterf(f, 0.0f);
+                acc = f;
+                run = 0.0;
+            }
+        }
+        out[j] = acc;
+    }
+}
+
+/* The checker's power over K (issue: it must not go blind as K grows): a
+ * GPU-like sum passes and one that loses 8 consecutive products fails, up to
+ * check_power_limit; past it the report says so. */
+static void test_check_over_k(void)
+{
+    enum { N = 16 };
+    const int ks[] = { 1 << 12, 1 << 16, 1 << 20 };
+    const enum summation sums[] = { SUM_ROUNDED, SUM_TRUNCATED };
+    const char *const names[] = { "rounded (float)", "truncated (tensor-core)" };
+    for (int si = 0; si < 2; si++)
+        for (int ki = 0; ki < 3; ki++) {
+            const int K = ks[ki];
+            float *a = malloc(sizeof(float) * K), *b = malloc(sizeof(float) * (size_t)K * N);
+            uint64_t state = 11;
+            fill_random(a, K, &state, sums[si] == SUM_TRUNCATED);
+            fill_random(b, (size_t)K * N, &state, sums[si] == SUM_TRUNCATED);
+            const struct gemm_data d = { 1, N, K, 1.0f, 0.0f, a, b, NULL, sums[si] };
+            float got[N];
+            char name[160], why[96];
+
+            gpu_like_sum(a, b, N, K, sums[si], -1, got);
+            struct check_result r = check_full(&d, got);
+            snprintf(name, sizeof name, "check: K = 2^%d, a correct %s sum passes", 12 + 4 * ki,
+                     names[si]);
+            snprintf(why, sizeof why, "worst error %.3g of tolerance", r.ref_worst);
+            result(name, r.pass, why);
+
+            gpu_like_sum(a, b, N, K, sums[si], K / 2, got);
+            r = check_full(&d, got);
+            const int blind = K >= check_power_limit(sums[si]);
+            snprintf(name, sizeof name, "check: K = 2^%d, a %s sum missing 8 products %s",
+                     12 + 4 * ki, names[si], blind ? "is past the check's power" : "fails");
+            snprintf(why, sizeof why, "worst error %.3g of tolerance", r.ref_worst);
+            /* Past the limit the check may or may not see it, and the report
+             * says so: here that is tensor-core sums at K = 2^20. */
+            result(name, blind ? sums[si] == SUM_TRUNCATED && K == 1 << 20 : !r.pass, why);
+            free(a);
+            free(b);
+        }
+    const long long lr = check_power_limit(SUM_ROUNDED), lt = check_power_limit(SUM_TRUNCATED);
+    char why[96];
+    snprintf(why, sizeof why, "limits %lld (rounded) and %lld (truncated)", lr, lt);
+    result("check: its power ends near K = 2^22 for float sums, 2^18 for tensor-core sums",
+           lr > (1 << 21) && lr < (1 << 23) && lt > (1 << 17) && lt < (1 << 19), why);
 }
 
 static void test_fill_random(void)
@@ -277,6 +365,28 @@ static void test_fill_random(void)
 
 /* ---- options ---- */
 
+static const struct step FP32_STEP = { "prog", INPUT_FP32, "sm_75" };
+
+static int parse_argv(int argc, char **argv, struct options *opt)
+{
+    /* The messages themselves are checked by scripts/test.sh. */
+    fflush(stdout);
+    fflush(stderr);
+    const int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    const int rc = parse_options(argc, argv, &FP32_STEP, opt);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(null);
+    close(out);
+    close(err);
+    return rc;
+}
+
+/* Parses "prog" plus line split at spaces. */
 static int parse(const char *line, struct options *opt)
 {
     char buf[256];
@@ -286,21 +396,7 @@ static int parse(const char *line, struct options *opt)
     for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " "))
         argv[argc++] = tok;
     argv[argc] = NULL;
-    /* The messages themselves are checked by scripts/test.sh. */
-    fflush(stdout);
-    fflush(stderr);
-    const int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    const int rc = parse_options(argc, argv, "prog", opt);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(null);
-    close(out);
-    close(err);
-    return rc;
+    return parse_argv(argc, argv, opt);
 }
 
 static void test_options(void)
@@ -323,11 +419,25 @@ static void test_options(void)
     result("options: -s sets M, N and K", rc == -1 && o.M == 33 && o.N == 33 && o.K == 33,
            "wrong sizes");
     result("options: --help exits 0", parse("--help", &o) == 0, "wrong exit code");
+    result("options: -h wins wherever it stands",
+           parse("-h --bogus", &o) == 0 && parse("--bogus -h", &o) == 0, "wrong exit code");
+
+    rc = parse("-m +12 --alpha 1e-40 --beta -.5e+1", &o);
+    result("options: a leading +, subnormal floats and exponents are decimal numbers too",
+           rc == -1 && o.M == 12 && o.alpha > 0.0f && o.alpha < 1e-38f && o.beta == -5.0f,
+           "refused or misread");
+
+    char m[] = "-m", v1[] = " 12", v2[] = "12 ", prog[] = "prog";
+    char *spaced1[] = { prog, m, v1, NULL }, *spaced2[] = { prog, m, v2, NULL };
+    result("options: spaces around a number are refused, before and after",
+           parse_argv(3, spaced1, &o) == 2 && parse_argv(3, spaced2, &o) == 2, "accepted");
 
     static const char *const BAD[] = {
         "-m 0",       "-m abc",     "-m 99999999", "--bogus",     "-n -5",
         "-k",         "-m 12x",     "--alpha nan", "--beta inf",  "--alpha 1e99",
         "--iters 0",  "--warmup -1", "extra",      "-s 2000000000", "-m 65536 -k 65536",
+        "-m 0x10",    "--alpha 0x1p3", "--alpha 1e39", "--beta .", "--alpha 1e", "--seed 1.5",
+        "-m 1e3",
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         char name[96];
@@ -338,6 +448,9 @@ static void test_options(void)
 
 int main(void)
 {
+    /* A line at a time, so that what was printed reaches the log even when a
+     * test crashes. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     test_half_all_values();
     test_half_rounding_ties();
     test_half_edges();
@@ -347,8 +460,10 @@ int main(void)
     test_reference_by_hand();
     test_checker_catches();
     test_tolerance_catches_missing_product();
-    test_sample_indices();
+    test_samples();
+    test_check_over_k();
     test_fill_random();
     test_options();
+    printf("unit tests: %d passed, %d failed\n", passes, failures);
     return failures ? 1 : 0;
 }

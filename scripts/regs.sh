@@ -3,14 +3,15 @@
 # given steps, per architecture, as ptxas reports them. ptxas sees static
 # shared memory only; a kernel that takes dynamic shared memory at launch
 # (step 07, smem_bytes() in its kernel.cu) shows 0 there. Run through
-# `make regs`, which passes the build's NVCC, NVCCFLAGS and GENCODE.
-# Exits 1 if any kernel spills or uses a stack frame (local memory).
+# `make regs`, which passes the build's NVCC, NVCCFLAGS and ARCH; each step
+# is compiled for the architectures the build gives it (scripts/arch.sh).
+# Exits 1 if any kernel spills or uses a stack frame (local memory), 2 if a
+# kernel does not compile (with the compiler's first error).
 set -u
 cd "$(dirname "$0")/.."
 
 NVCC=${NVCC:-nvcc}
 NVCCFLAGS=${NVCCFLAGS:--O3 -lineinfo -std=c++17}
-GENCODE=${GENCODE:--arch=sm_90}
 [ $# -gt 0 ] || set -- step[0-9][0-9]_*/
 demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 
@@ -18,14 +19,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
 printf '%-22s %-6s %-22s %5s %13s %6s %7s\n' step arch kernel regs static_smem_B stack spill_B
+compile_error=0
 for step in "$@"; do
     step=${step%/}
+    gencode=$(bash scripts/arch.sh gencode "$step" "${ARCH:-}") || exit 2
+    if [[ $gencode == left\ out:* ]]; then
+        echo "$step: $gencode"
+        continue
+    fi
     # shellcheck disable=SC2086 # the flag variables hold several words
-    if ! $NVCC $NVCCFLAGS $GENCODE -Icommon -Xptxas -v -c "$step/kernel.cu" \
+    if ! $NVCC $NVCCFLAGS $gencode -Icommon -Xptxas -v -c "$step/kernel.cu" \
         -o "$tmp/kernel.o" >"$tmp/ptxas.log" 2>&1; then
-        echo "$step: does not compile:"
-        cat "$tmp/ptxas.log"
-        status=1
+        echo "$step: does not compile: $(grep -m 1 -iE 'error' "$tmp/ptxas.log" || head -n 1 "$tmp/ptxas.log")"
+        compile_error=1
         continue
     fi
     demangle <"$tmp/ptxas.log" | awk -v step="$step" '
@@ -44,5 +50,6 @@ for step in "$@"; do
         }
         END { exit bad }' || status=1
 done
+[ $compile_error -eq 0 ] || { echo "some kernel does not compile"; exit 2; }
 [ $status -eq 0 ] || echo "some kernel uses local memory (stack frame or spills)"
 exit $status

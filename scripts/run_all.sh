@@ -1,103 +1,158 @@
 #!/usr/bin/env bash
 # Runs every step at one size and prints the speedup table: each step's
 # median time against step 01, against the step before it, and against
-# cuBLAS of the same precision timed in the same process on the same data.
-# Exits non-zero if any step fails its check or does not run.
+# cuBLAS of the same precision timed in the same process on the same data,
+# with a bar of its TFLOPS to scale. A step the GPU (or the build's ARCH)
+# cannot run gets a row that says what it needs. Exits 1 if a step fails its
+# check or does not run, 2 if there is no usable GPU or the options are bad.
 set -u
 cd "$(dirname "$0")/.."
 
 usage() {
     cat <<USAGE
-usage: scripts/run_all.sh [-s SIZE | -m M -n N -k K] [--iters N]
+usage: scripts/run_all.sh [-s SIZE | -m M -n N -k K] [--iters N] [--csv FILE]
   -s, --size SIZE   M = N = K = SIZE (default 4096)
   -m, -n, -k        one dimension each
   --iters N         timed runs per step; the median is reported (default 20)
+  --csv FILE        also write the table to FILE as comma-separated values
   -h, --help        show this help
 USAGE
 }
 
-m=4096 n=4096 k=4096 iters=20
+die() { echo "run_all.sh: $*" >&2; exit 2; }
+# A positive decimal integer, as the steps take it.
+number() {
+    [ $# -ge 2 ] || die "$1 needs a value"
+    [[ $2 =~ ^\+?[0-9]+$ ]] && [ "$((10#${2#+}))" -ge 1 ] 2>/dev/null ||
+        die "$1 needs a positive integer, got '$2'"
+}
+
+m=4096 n=4096 k=4096 iters=20 csv=""
 while [ $# -gt 0 ]; do
     case $1 in
-        -s|--size) [ $# -ge 2 ] || { echo "run_all.sh: $1 needs a value" >&2; exit 2; }
-                   m=$2 n=$2 k=$2; shift 2 ;;
-        -m) [ $# -ge 2 ] || { echo "run_all.sh: -m needs a value" >&2; exit 2; }; m=$2; shift 2 ;;
-        -n) [ $# -ge 2 ] || { echo "run_all.sh: -n needs a value" >&2; exit 2; }; n=$2; shift 2 ;;
-        -k) [ $# -ge 2 ] || { echo "run_all.sh: -k needs a value" >&2; exit 2; }; k=$2; shift 2 ;;
-        --iters) [ $# -ge 2 ] || { echo "run_all.sh: --iters needs a value" >&2; exit 2; }
-                 iters=$2; shift 2 ;;
+        -s|--size) number "$@"; m=$2 n=$2 k=$2; shift 2 ;;
+        -m) number "$@"; m=$2; shift 2 ;;
+        -n) number "$@"; n=$2; shift 2 ;;
+        -k) number "$@"; k=$2; shift 2 ;;
+        --iters) number "$@"; iters=$2; shift 2 ;;
+        --csv) [ $# -ge 2 ] || die "--csv needs a file name"; csv=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
-        *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+        *) die "unknown option '$1' (see --help)" ;;
     esac
 done
 
 steps=()
 for dir in step[0-9][0-9]_*/; do steps+=("${dir%/}"); done
-make --no-print-directory all >/dev/null || { echo "run_all.sh: the build failed (run make)" >&2; exit 1; }
+${MAKE:-make} --no-print-directory all >/dev/null || die "the build failed (run make to see why)"
 
-# The key=value line each step prints last.
+# The key=value line each step prints last, or why it did not run.
 declare -A res
 get() { echo "${res[$1,$2]:-}"; }
 
 status=0
 gpu="" cuda=""
 for s in "${steps[@]}"; do
+    if [ ! -x "$s/run" ]; then # left out of the build: ARCH cannot run it
+        res[$s,check]="needs $(bash scripts/arch.sh need "$s")"
+        continue
+    fi
     out=$(./"$s"/run -m "$m" -n "$n" -k "$k" --iters "$iters" 2>&1)
     rc=$?
     line=$(tail -n 1 <<<"$out")
-    if [[ $line != step=* ]]; then
+    if [[ $line == step=* ]]; then
+        for kv in $line; do res[$s,${kv%%=*}]=${kv#*=}; done
+        [ "$(get "$s" check)" = PASS ] || status=1
+        gpu=$(get "$s" gpu) cuda=$(get "$s" cuda)
+    elif [ $rc -eq 2 ] && [[ $out =~ :\ needs\ (sm_[0-9]+a?) ]]; then
+        res[$s,check]="needs ${BASH_REMATCH[1]}"
+    elif [ $rc -eq 2 ]; then
+        # No usable GPU, or one too small for the size: the same for every
+        # step, so say it once.
+        echo "${out#"$s: "}" >&2
+        exit 2
+    else
         echo "$s did not run (exit code $rc):" >&2
         echo "$out" >&2
         res[$s,check]="ERROR"
         status=1
-        continue
     fi
-    for kv in $line; do res[$s,${kv%%=*}]=${kv#*=}; done
-    [ "$(get "$s" check)" = PASS ] || status=1
-    gpu=$(get "$s" gpu) cuda=$(get "$s" cuda)
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "GEMM M=$m N=$n K=$k on ${gpu//_/ } (CUDA $cuda), $(date -u +%Y-%m-%d); median of $iters runs each"
-echo
-fmt='%-22s %-15s %-9s %9s %8s %9s %7s %9s  %s\n'
-printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check
-first=${steps[0]} prev=""
-cublas_row() {
-    # cuBLAS of one precision: the median of what the steps of that precision measured.
-    local prec=$1 label=$2 ms tf
-    ms=$(for s in "${steps[@]}"; do [ "$(get "$s" precision)" = "$prec" ] && get "$s" cublas_ms; done | median)
-    tf=$(for s in "${steps[@]}"; do [ "$(get "$s" precision)" = "$prec" ] && get "$s" cublas_tflops; done | median)
-    [ -n "$ms" ] || return 0
-    printf "$fmt" "$label" "cuBLAS" "$prec" "$(printf %.3f "$ms")" "$(printf %.2f "$tf")" \
-        "$(ratio "$tf" "$(get "$first" tflops)")" "-" "100.0" "-"
+# cuBLAS of one precision: the median of what the steps of that precision
+# measured. Sets res[<label>,...] like a step's row.
+cublas_res() {
+    local prec=$1 label=$2 s ms=() tf=()
+    for s in "${steps[@]}"; do
+        [ "$(get "$s" precision)" = "$prec" ] || continue
+        ms+=("$(get "$s" cublas_ms)") tf+=("$(get "$s" cublas_tflops)")
+    done
+    [ ${#ms[@]} -gt 0 ] || return 0
+    res[$label,precision]=$prec
+    res[$label,ms]=$(echo "${ms[*]}" | median)
+    res[$label,tflops]=$(echo "${tf[*]}" | median)
+    res[$label,pct_cublas]=100.0
+    res[$label,check]="-"
 }
+
+# The rows in order: each precision's cuBLAS after its last step.
+rows=()
 for i in "${!steps[@]}"; do
-    s=${steps[$i]}
-    technique=${s#step[0-9][0-9]_}
+    s=${steps[$i]} rows+=("$s")
     prec=$(get "$s" precision)
-    if [ -z "$prec" ]; then
-        printf "$fmt" "$s" "${technique//_/ }" "-" "-" "-" "-" "-" "-" "$(get "$s" check)"
-    else
-        x_prev="-"
-        [ -n "$prev" ] && x_prev=$(ratio "$(get "$s" tflops)" "$(get "$prev" tflops)")
-        printf "$fmt" "$s" "${technique//_/ }" "$prec" "$(printf %.3f "$(get "$s" ms)")" "$(get "$s" tflops)" \
-            "$(ratio "$(get "$s" tflops)" "$(get "$first" tflops)")" "$x_prev" \
-            "$(get "$s" pct_cublas)" "$(get "$s" check)"
-    fi
-    prev=$s
-    # cuBLAS follows the last step of its precision.
-    next=${steps[$((i + 1))]:-}
-    if [ -n "$prec" ] && { [ -z "$next" ] || [ "$(get "$next" precision)" != "$prec" ]; }; then
+    next_prec=$(get "${steps[$((i + 1))]:-none}" precision)
+    if [ -n "$prec" ] && [ "$next_prec" != "$prec" ]; then
         case $prec in
-            fp32) cublas_row fp32 "cuBLAS SGEMM" ;;
-            fp16) cublas_row fp16 "cuBLAS GemmEx" ;;
+            fp32) cublas_res fp32 "cuBLAS SGEMM"; rows+=("cuBLAS SGEMM") ;;
+            fp16) cublas_res fp16 "cuBLAS GemmEx"; rows+=("cuBLAS GemmEx") ;;
         esac
     fi
 done
+
+# The bar: TFLOPS to one scale for the whole table, BAR characters for the
+# fastest row, in eighths of a character so the slowest steps still show.
+BAR=30
+top=$(for r in "${rows[@]}"; do get "$r" tflops; done | sort -g | tail -n 1)
+bar() {
+    awk -v v="$1" -v top="$top" -v width=$BAR 'BEGIN {
+        if (v == "" || top == "" || top == 0) exit
+        split("▏ ▎ ▍ ▌ ▋ ▊ ▉", part, " ")
+        e = int(v / top * width * 8 + 0.5); if (e < 1) e = 1
+        for (i = 0; i < int(e / 8); i++) printf "█"
+        if (e % 8) printf "%s", part[e % 8]
+    }'
+}
+
+echo "GEMM M=$m N=$n K=$k on ${gpu//_/ } (CUDA $cuda), $(date -u +%Y-%m-%d); median of $iters runs each"
+echo
+fmt='%-22s %-15s %-9s %9s %8s %9s %7s %9s  %-12s %s\n'
+printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check "TFLOPS, to scale"
+[ -n "$csv" ] && echo "step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check" >"$csv"
+first=${steps[0]} prev=""
+for r in "${rows[@]}"; do
+    if [[ $r == cuBLAS* ]]; then
+        technique="cuBLAS" x_prev="-"
+    else
+        technique=${r#step[0-9][0-9]_} technique=${technique//_/ }
+        x_prev="-"
+        [ -n "$prev" ] && x_prev=$(ratio "$(get "$r" tflops)" "$(get "$prev" tflops)")
+        prev=$r
+    fi
+    prec=$(get "$r" precision)
+    if [ -z "$prec" ]; then
+        fields=("$r" "$technique" "-" "-" "-" "-" "-" "-" "$(get "$r" check)")
+    else
+        fields=("$r" "$technique" "$prec" "$(printf %.3f "$(get "$r" ms)")" "$(get "$r" tflops)"
+                "$(ratio "$(get "$r" tflops)" "$(get "$first" tflops)")" "$x_prev"
+                "$(get "$r" pct_cublas)" "$(get "$r" check)")
+    fi
+    printf "$fmt" "${fields[@]}" "$(bar "$(get "$r" tflops)")"
+    [ -n "$csv" ] && (IFS=,; echo "${fields[*]}") >>"$csv"
+done
 echo
 echo "% cuBLAS: against cuBLAS timed in the same process on the same data; the cuBLAS"
-echo "rows give the median of those runs. x prev: against the row above it."
+echo "rows give the median of those runs. x prev: against the step before (the cuBLAS"
+echo "rows are not steps)."
 exit $status

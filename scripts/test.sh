@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The test suite behind `make test`. Closes with "N passed, N failed, N skipped".
 #
-# Always (no GPU needed): every step builds; the harness's unit tests; no
-# kernel spills or uses local memory; every binary's --help and bad input.
-# With a GPU: every step on many shapes and alpha/beta (beta = 0 with C full
-# of NaN), and compute-sanitizer memcheck and racecheck on small shapes.
+# Always (no GPU needed): every step builds (or is left out, with the reason,
+# where the build's ARCH cannot run it); the harness's unit tests, whose
+# crash or missing summary fails; no kernel spills or uses local memory; every
+# binary's --help and bad input. With a GPU: every step on many shapes and
+# alpha/beta (beta = 0 with C full of NaN), and compute-sanitizer memcheck and
+# racecheck on small shapes. Without a usable GPU the GPU half is skipped with
+# the reason the CUDA runtime gave, once; a step that needs a newer GPU than
+# the one found is skipped with its need, once.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -20,49 +24,76 @@ fail() {
     [ -s "$log" ] && tail -n 15 "$log" | sed 's/^/      /'
 }
 
+MAKE=${MAKE:-make}
 steps=()
 for dir in step[0-9][0-9]_*/; do steps+=("${dir%/}"); done
 
 echo "== build"
+# Everything at once first (make -j runs it in parallel), then each step on
+# its own, which is up to date by then or shows that step's error. A step
+# the build's ARCH cannot run is left out by the Makefile: its checks are
+# skipped, with the reason, once.
+$MAKE -k --no-print-directory all >/dev/null 2>&1
 built=()
+declare -A left_out
 for s in "${steps[@]}"; do
-    if make --no-print-directory "$s/run" >"$log" 2>&1; then
+    if $MAKE --no-print-directory "$s" >"$log" 2>&1; then
         pass "build $s"
         built+=("$s")
+    elif grep -q "^$s: left out: " "$log"; then
+        left_out[$s]=$(sed -n "s/^$s: left out: //p" "$log")
+        skip "build $s: ${left_out[$s]}"
     else
         fail "build $s"
     fi
 done
 
 echo "== harness unit tests"
-if make --no-print-directory common/test_common >"$log" 2>&1; then
-    ./common/test_common >"$log" 2>&1
+# The unit tests print a line per test and close with their own summary. A
+# crash, a non-zero exit or a missing summary fails, whatever was printed.
+if $MAKE --no-print-directory common/test_common >"$log" 2>&1; then
+    ./common/test_common >"$log.unit" 2>&1
+    rc=$?
     while read -r verdict name; do
         case $verdict in
             PASS) pass "$name" ;;
             FAIL) fail "$name" ;;
         esac
-    done <"$log"
+    done <"$log.unit"
+    summary=$(grep -E '^unit tests: [0-9]+ passed, [0-9]+ failed$' "$log.unit")
+    if [ $rc -ne 0 ] || [ -z "$summary" ]; then
+        cp "$log.unit" "$log"
+        if [ $rc -gt 128 ]; then
+            fail "common/test_common died of signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null))"
+        else
+            fail "common/test_common exited with code $rc${summary:+ ($summary)}${summary:- and no summary line}"
+        fi
+    fi
+    rm -f "$log.unit"
 else
     fail "build common/test_common"
 fi
 
 echo "== registers: no spills, no local memory"
-if make --no-print-directory regs >"$log" 2>&1; then
-    pass "no kernel spills or uses a stack frame ($(($(wc -l <"$log") - 1)) kernels x architectures)"
-else
-    fail "some kernel spills or uses a stack frame"
-fi
+$MAKE --no-print-directory regs >"$log" 2>&1
+case $? in
+    0) pass "no kernel spills or uses a stack frame ($(grep -c '^step.*gemm_kernel' "$log") kernels x architectures)" ;;
+    2) grep 'does not compile' "$log" >"$log.err"; mv "$log.err" "$log"
+       fail "a kernel does not compile: $(head -n 1 "$log")" ;;
+    *) fail "some kernel spills or uses a stack frame" ;;
+esac
 
 echo "== command line (no GPU needed)"
 for s in "${built[@]}"; do
-    if ./"$s"/run --help >"$log" 2>&1 && grep -q '^usage:' "$log"; then
-        pass "$s --help"
+    if ./"$s"/run --bogus --help >"$log" 2>&1 && grep -q "^usage: ./$s/run " "$log"; then
+        pass "$s --help: usage as typed, exit 0 wherever it stands"
     else
         fail "$s --help"
     fi
+    # Numbers are decimal with an optional sign: no spaces, no hex, and a
+    # value must fit what it sets.
     for args in "-m 0" "-m abc" "-m 99999999" "--bogus" "-n -5" "-k" "--alpha nan" \
-                "--iters 0" "extra"; do
+                "--iters 0" "extra" "-m 0x10" "--alpha 0x1p3" "--beta 1e39"; do
         # shellcheck disable=SC2086 # args holds several words
         ./"$s"/run $args >"$log.out" 2>"$log"
         rc=$?
@@ -74,6 +105,23 @@ for s in "${built[@]}"; do
             fail "$s $args: want a one-line error and exit 2"
         fi
     done
+    for value in " 12" "12 "; do
+        ./"$s"/run -m "$value" >"$log.out" 2>"$log"
+        rc=$?
+        if [ $rc -eq 2 ] && grep -q "^$s: -m needs an integer" "$log"; then
+            pass "$s -m '$value': spaces refused, exit 2"
+        else
+            fail "$s -m '$value': want 'needs an integer' and exit 2 (exit code $rc)"
+        fi
+    done
+    # The size message counts the bytes of what A holds: half from step 05 on.
+    ./"$s"/run -s 65536 >"$log.out" 2>"$log"
+    if grep -q INPUT_FP16 "$s/main.c"; then want="8.0 GiB of half"; else want="16.0 GiB of float"; fi
+    if grep -q "^$s: A would be .*($want)" "$log"; then
+        pass "$s -s 65536: the size error counts $want"
+    else
+        fail "$s -s 65536: want '($want)' in the error"
+    fi
     rm -f "$log.out"
 done
 
@@ -107,62 +155,97 @@ sanitizer_runs=(
     "memcheck 136 264 72" "racecheck 136 264 72"
 )
 
-gpu_cases=$(( ${#built[@]} * (${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]}) ))
-sanitizer_cases=$(( ${#built[@]} * ${#sanitizer_runs[@]} ))
+cases_per_step=$(( ${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]} + ${#sanitizer_runs[@]} ))
 
-gpu_found() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+# The steps' reason to skip their GPU checks: left out of the build, or (set
+# below) a GPU older than the step needs. Each is said once, with its count.
+skip_step() {
+    skipped=$((skipped + cases_per_step))
+    echo "SKIP  $1: $2 ($cases_per_step GPU checks skipped)"
+}
+for s in "${steps[@]}"; do
+    [ -n "${left_out[$s]:-}" ] && skip_step "$s" "left out of this build: ${left_out[$s]}"
+done
 
-# One checked run. A GPU older than the step needs counts as skipped.
-run_case() {
+# One checked run; prints nothing, returns its exit code, output in $log.
+run_checked() {
     local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6
-    local name="$s M=$m N=$n K=$k alpha=$alpha beta=$beta"
     ./"$s"/run -m "$m" -n "$n" -k "$k" --alpha "$alpha" --beta "$beta" \
         --warmup 0 --iters 1 >"$log" 2>&1
+}
+checked() {
+    local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6
+    local name="$s M=$m N=$n K=$k alpha=$alpha beta=$beta"
+    run_checked "$@"
     local rc=$?
     if [ $rc -eq 0 ] && tail -n 1 "$log" | grep -q ' check=PASS '; then
         pass "$name"
-    elif [ $rc -eq 2 ] && grep -q 'needs compute capability' "$log"; then
-        skip "$name: $(cat "$log")"
     else
         fail "$name (exit code $rc)"
     fi
 }
 
+# Can the CUDA runtime start at all? The first built step answers with a
+# tiny run; if it cannot (no GPU, no driver, a driver too old for this
+# runtime), its one-line reason is the reason the GPU half is skipped.
+gpu_reason=""
+if [ ${#built[@]} -eq 0 ]; then
+    gpu_reason="no step was built"
+else
+    run_checked "${built[0]}" 8 8 8 1 0
+    rc=$?
+    if [ $rc -eq 2 ] && ! grep -q ': needs sm_' "$log"; then
+        gpu_reason=$(sed -n "1s/^${built[0]}: //p" "$log")
+    fi
+fi
+
 echo "== GPU: every step on ${#shapes[@]} shapes and ${#scalings[@]} alpha/beta pairs"
-if ! gpu_found; then
+if [ -n "$gpu_reason" ]; then
+    # Every binary must say so the same way: one line on stderr, exit 2.
     for s in "${built[@]}"; do
         ./"$s"/run -s 8 >"$log.out" 2>"$log"
         rc=$?
-        if [ $rc -eq 2 ] && [ "$(wc -l <"$log")" -eq 1 ] && grep -q "^$s: no CUDA GPU" "$log"; then
-            pass "$s without a GPU: one-line error, exit 2"
+        if [ $rc -eq 2 ] && [ "$(wc -l <"$log")" -eq 1 ] && [ ! -s "$log.out" ] &&
+            grep -qF "$s: $gpu_reason" "$log"; then
+            pass "$s without a usable GPU: one-line error, exit 2"
         else
-            fail "$s without a GPU: want a one-line error and exit 2 (exit code $rc)"
+            fail "$s without a usable GPU: want one line and exit 2 (exit code $rc)"
         fi
     done
     rm -f "$log.out"
-    skipped=$((skipped + gpu_cases + sanitizer_cases))
-    echo "SKIP  no GPU found (nvidia-smi -L lists none): $gpu_cases GPU checks and" \
-         "$sanitizer_cases compute-sanitizer runs skipped"
+    n=$(( ${#built[@]} * cases_per_step ))
+    skipped=$((skipped + n))
+    echo "SKIP  the GPU half ($n checks): $gpu_reason"
 else
+    runnable=()
     for s in "${built[@]}"; do
+        run_checked "$s" 8 8 8 1 0
+        if [ $? -eq 2 ] && grep -q ': needs sm_' "$log"; then
+            skip_step "$s" "$(sed -n "1s/^$s: //p" "$log")"
+        else
+            runnable+=("$s")
+        fi
+    done
+    for s in ${runnable[@]+"${runnable[@]}"}; do
         for shape in "${shapes[@]}"; do
             # shellcheck disable=SC2086 # shape holds three words
-            run_case "$s" $shape 1 0
+            checked "$s" $shape 1 0
         done
         for shape in "${scaled_shapes[@]}"; do
             for ab in "${scalings[@]}"; do
                 # shellcheck disable=SC2086
-                run_case "$s" $shape $ab
+                checked "$s" $shape $ab
             done
         done
     done
 
     echo "== GPU: compute-sanitizer memcheck and racecheck on small shapes"
     if ! command -v compute-sanitizer >/dev/null; then
-        skipped=$((skipped + sanitizer_cases))
-        echo "SKIP  compute-sanitizer not found: $sanitizer_cases runs skipped"
+        n=$(( ${#runnable[@]} * ${#sanitizer_runs[@]} ))
+        skipped=$((skipped + n))
+        echo "SKIP  compute-sanitizer not found: $n runs skipped"
     else
-        for s in "${built[@]}"; do
+        for s in ${runnable[@]+"${runnable[@]}"}; do
             for run in "${sanitizer_runs[@]}"; do
                 read -r tool m n k <<<"$run"
                 name="$s $tool M=$m N=$n K=$k"
@@ -176,8 +259,6 @@ else
                 # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
                 if [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log"; then
                     pass "$name"
-                elif [ $rc -eq 2 ] && grep -q 'needs compute capability' "$log"; then
-                    skip "$name: $(tail -n 1 "$log")"
                 else
                     fail "$name (exit code $rc)"
                 fi
