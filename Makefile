@@ -34,7 +34,7 @@ $(foreach s,$(STEPS),$(eval GENCODE_$(s) := $(shell bash scripts/arch.sh gencode
 LEFT_OUT := $(foreach s,$(STEPS),$(if $(filter left,$(firstword $(GENCODE_$(s)))),$(s)))
 BUILT := $(filter-out $(LEFT_OUT),$(STEPS))
 
-.PHONY: all test bench regs help clean FORCE $(STEPS) $(foreach s,$(STEPS),$(call SHORT,$(s)))
+.PHONY: all test bench regs profile sass lesson help clean FORCE $(STEPS) $(foreach s,$(STEPS),$(call SHORT,$(s)))
 .SECONDARY:
 
 # A step ARCH cannot run is left out with one line saying why (and a binary
@@ -95,12 +95,26 @@ bench: all
 regs:
 	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" bash scripts/regs.sh $(STEPS)
 
+# make lesson STEP=04; make profile STEP=07 [SIZE=4096];
+# make sass STEP=06 [SASS_FLAGS="--loop"]
+lesson:
+	@bash scripts/lesson.sh $(STEP)
+
+profile:
+	+@bash scripts/profile.sh $(STEP) $(if $(SIZE),-s $(SIZE))
+
+sass:
+	+@bash scripts/sass.sh $(STEP) $(SASS_FLAGS)
+
 help:
 	@echo 'make                  build every step the GPU (or ARCH) can run: step01_naive/run ...'
 	@echo 'make step04           build one step (or make step04_register_tile), then ./step04/run'
 	@echo 'make test             the test suite (the GPU half is skipped without a GPU)'
 	@echo 'make bench            scripts/run_all.sh: every step against cuBLAS, the speedup table'
 	@echo 'make regs             registers, shared memory and spills of every kernel'
+	@echo 'make lesson STEP=04   the code diff from the previous step, without the headers'
+	@echo 'make profile STEP=07  Nsight Compute: the numbers the README quotes (SIZE=N to change size)'
+	@echo 'make sass STEP=06     count the instructions a step teaches (SASS_FLAGS=--loop: its main loop)'
 	@echo 'make clean            remove what make built'
 	@echo
 	@echo 'Variables: ARCH=sm_90 (one GPU; compute_75 for PTX only; default: the GPU found,'

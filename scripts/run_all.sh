@@ -7,6 +7,7 @@
 # check or does not run, 2 if there is no usable GPU or the options are bad.
 set -u
 cd "$(dirname "$0")/.."
+source scripts/common.sh
 
 usage() {
     cat <<USAGE
@@ -19,12 +20,11 @@ usage: scripts/run_all.sh [-s SIZE | -m M -n N -k K] [--iters N] [--csv FILE]
 USAGE
 }
 
-die() { echo "run_all.sh: $*" >&2; exit 2; }
 # A positive decimal integer, as the steps take it.
 number() {
-    [ $# -ge 2 ] || die "$1 needs a value"
+    [ $# -ge 2 ] || die run_all.sh "$1 needs a value"
     [[ $2 =~ ^\+?[0-9]+$ ]] && [ "$((10#${2#+}))" -ge 1 ] 2>/dev/null ||
-        die "$1 needs a positive integer, got '$2'"
+        die run_all.sh "$1 needs a positive integer, got '$2'"
 }
 
 m=4096 n=4096 k=4096 iters=20 csv=""
@@ -35,15 +35,15 @@ while [ $# -gt 0 ]; do
         -n) number "$@"; n=$2; shift 2 ;;
         -k) number "$@"; k=$2; shift 2 ;;
         --iters) number "$@"; iters=$2; shift 2 ;;
-        --csv) [ $# -ge 2 ] || die "--csv needs a file name"; csv=$2; shift 2 ;;
+        --csv) [ $# -ge 2 ] || die run_all.sh "--csv needs a file name"; csv=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
-        *) die "unknown option '$1' (see --help)" ;;
+        *) die run_all.sh "unknown option '$1' (see --help)" ;;
     esac
 done
 
 steps=()
 for dir in step[0-9][0-9]_*/; do steps+=("${dir%/}"); done
-${MAKE:-make} --no-print-directory all >/dev/null || die "the build failed (run make to see why)"
+${MAKE:-make} --no-print-directory all >/dev/null || die run_all.sh "the build failed (run make to see why)"
 
 # The key=value line each step prints last, or why it did not run.
 declare -A res
@@ -78,9 +78,6 @@ for s in "${steps[@]}"; do
     fi
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 # cuBLAS of one precision: the median of what the steps of that precision
 # measured. Sets res[<label>,...] like a step's row.
 cublas_res() {
@@ -111,19 +108,9 @@ for i in "${!steps[@]}"; do
     fi
 done
 
-# The bar: TFLOPS to one scale for the whole table, BAR characters for the
-# fastest row, in eighths of a character so the slowest steps still show.
-BAR=30
+# The bars: TFLOPS to one scale for the whole table, 30 characters for the
+# fastest row.
 top=$(for r in "${rows[@]}"; do get "$r" tflops; done | sort -g | tail -n 1)
-bar() {
-    awk -v v="$1" -v top="$top" -v width=$BAR 'BEGIN {
-        if (v == "" || top == "" || top == 0) exit
-        split("▏ ▎ ▍ ▌ ▋ ▊ ▉", part, " ")
-        e = int(v / top * width * 8 + 0.5); if (e < 1) e = 1
-        for (i = 0; i < int(e / 8); i++) printf "█"
-        if (e % 8) printf "%s", part[e % 8]
-    }'
-}
 
 echo "GEMM M=$m N=$n K=$k on ${gpu//_/ } (CUDA $cuda), $(date -u +%Y-%m-%d); median of $iters runs each"
 echo
@@ -148,7 +135,7 @@ for r in "${rows[@]}"; do
                 "$(ratio "$(get "$r" tflops)" "$(get "$first" tflops)")" "$x_prev"
                 "$(get "$r" pct_cublas)" "$(get "$r" check)")
     fi
-    printf "$fmt" "${fields[@]}" "$(bar "$(get "$r" tflops)")"
+    printf "$fmt" "${fields[@]}" "$(bar "$(get "$r" tflops)" "$top" 30)"
     [ -n "$csv" ] && (IFS=,; echo "${fields[*]}") >>"$csv"
 done
 echo

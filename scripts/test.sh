@@ -125,6 +125,86 @@ for s in "${built[@]}"; do
     rm -f "$log.out"
 done
 
+echo "== tools (no GPU needed)"
+# The build follows ARCH: in a copy of the sources, so this tree's build stays.
+copy=$(mktemp -d)
+cp -r Makefile common scripts step[0-9][0-9]_* "$copy"/
+(cd "$copy" && $MAKE clean >/dev/null 2>&1)
+if (cd "$copy" && $MAKE --no-print-directory ARCH=sm_75 >"$log" 2>&1); then
+    leaves=$(grep -c ': left out: needs sm_' "$log")
+    expect=0
+    for s in "${steps[@]}"; do
+        a=$(bash scripts/arch.sh need "$s")
+        if [ "${a%a}" != "$a" ] || [ "${a#sm_}" -gt 75 ]; then
+            expect=$((expect + 1))
+        elif [ ! -x "$copy/$s/run" ]; then
+            expect=-1 # a step that sm_75 runs was not built
+        fi
+    done
+    if [ "$leaves" -eq "$expect" ]; then
+        pass "make ARCH=sm_75 builds the sm_75 steps and says why it leaves out $leaves"
+    else
+        fail "make ARCH=sm_75: $leaves steps left out, want $expect, each with a line"
+    fi
+else
+    fail "make ARCH=sm_75 exits non-zero"
+fi
+(cd "$copy" && $MAKE --no-print-directory ARCH=sm_90 step01 >/dev/null 2>&1)
+if (cd "$copy" && $MAKE --no-print-directory ARCH=sm_80 step01 2>&1) | grep -q 'kernel.cu'; then
+    pass "changing ARCH rebuilds (make ARCH=sm_90 step01, then ARCH=sm_80)"
+else
+    fail "make ARCH=sm_80 step01 after ARCH=sm_90 did not recompile"
+fi
+rm -rf "$copy"
+
+if $MAKE --no-print-directory help >"$log" 2>&1 && grep -q 'make lesson' "$log" &&
+    [ "$(grep -c '^  step[0-9][0-9]_.* sm_' "$log")" -eq ${#steps[@]} ]; then
+    pass "make help lists the targets and each step's architecture"
+else
+    fail "make help"
+fi
+for args in "-s abc" "-s 0" "-m" "--bogus"; do
+    # shellcheck disable=SC2086 # args holds several words
+    bash scripts/run_all.sh $args >"$log.out" 2>"$log"
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$log")" -eq 1 ] && grep -q '^run_all.sh: ' "$log"; then
+        pass "scripts/run_all.sh $args: one-line error, exit 2"
+    else
+        fail "scripts/run_all.sh $args: want a one-line error and exit 2 (exit code $rc)"
+    fi
+done
+rm -f "$log.out"
+
+for s in "${steps[@]:1}"; do
+    if $MAKE --no-print-directory lesson STEP="${s%%_*}" >"$log" 2>&1 &&
+        grep -q "^+++ $s/kernel.cu" "$log" && ! grep -q 'What changed' "$log"; then
+        pass "make lesson STEP=${s%%_*}: the code diff from the step before, headers left out"
+    else
+        fail "make lesson STEP=${s%%_*}"
+    fi
+done
+
+# make sass needs cuobjdump, which full toolkits have and some do not.
+if command -v cuobjdump >/dev/null && command -v nvdisasm >/dev/null; then
+    for s in "${built[@]}"; do
+        if $MAKE --no-print-directory sass STEP="${s%%_*}" >"$log" 2>&1 &&
+            grep -q '^gemm_kernel' "$log" && grep -q 'LDL *STL$' "$log"; then
+            pass "make sass STEP=${s%%_*}: instruction counts"
+        else
+            fail "make sass STEP=${s%%_*}"
+        fi
+    done
+else
+    $MAKE --no-print-directory sass STEP=01 >"$log.out" 2>"$log"
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q '^sass.sh: needs cuobjdump.*pip install nvidia-cuda-cuobjdump' "$log"; then
+        pass "make sass without cuobjdump: one line naming the fix, exit 2"
+    else
+        fail "make sass without cuobjdump: want one line naming the fix (exit code $rc)"
+    fi
+    rm -f "$log.out"
+fi
+
 # ---- GPU half ----
 
 # Shapes (M N K): single elements, sizes just under and over tile multiples
@@ -212,6 +292,13 @@ if [ -n "$gpu_reason" ]; then
             fail "$s without a usable GPU: want one line and exit 2 (exit code $rc)"
         fi
     done
+    $MAKE --no-print-directory profile STEP=01 >"$log.out" 2>"$log"
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q '^profile.sh: needs a GPU' "$log" && [ ! -s "$log.out" ]; then
+        pass "make profile without a usable GPU: one line, exit 2"
+    else
+        fail "make profile without a usable GPU: want one line and exit 2 (exit code $rc)"
+    fi
     rm -f "$log.out"
     n=$(( ${#built[@]} * cases_per_step ))
     skipped=$((skipped + n))
@@ -238,6 +325,16 @@ else
             done
         done
     done
+
+    echo "== GPU: make profile"
+    if ! command -v ncu >/dev/null; then
+        skip "make profile: Nsight Compute (ncu) not found"
+    elif $MAKE --no-print-directory profile STEP="${built[0]%%_*}" SIZE=512 >"$log" 2>&1 &&
+        grep -q 'pipe busy' "$log" && grep -q 'cycles per instruction issued' "$log"; then
+        pass "make profile STEP=${built[0]%%_*} SIZE=512: the profile table"
+    else
+        fail "make profile STEP=${built[0]%%_*} SIZE=512"
+    fi
 
     echo "== GPU: compute-sanitizer memcheck and racecheck on small shapes"
     if ! command -v compute-sanitizer >/dev/null; then

@@ -1,0 +1,35 @@
+# Helpers the scripts share; sourced, not run.
+
+# One line on stderr, exit 2: die SCRIPT MESSAGE
+die() { echo "$1: $2" >&2; exit 2; }
+
+# The folder of a step given as 07, step07 or step07_pipeline.
+find_step() {
+    local script=$1 want=$2 dir
+    [[ $want =~ ^[0-9]+$ ]] && want=step$(printf %02d "$((10#$want))")
+    for dir in step[0-9][0-9]_*/; do
+        dir=${dir%/}
+        if [ "$want" = "$dir" ] || [ "$want" = "${dir%%_*}" ]; then echo "$dir"; return; fi
+    done
+    die "$script" "no step '$2' (the steps: $(ls -d step[0-9][0-9]_*/ | tr -d / | tr '\n' ' '))"
+}
+
+# a / b to two decimals, or - when either is missing.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+
+# The median of the numbers on stdin.
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# A text bar of value on a scale where top fills width characters, in eighths
+# of a character, so that a small value still shows: bar VALUE TOP WIDTH.
+# With a fourth argument, light, it is drawn in light shade, whole cells only.
+bar() {
+    awk -v v="$1" -v top="$2" -v width="$3" -v light="${4:-}" 'BEGIN {
+        if (v == "" || top == "" || top == 0) exit
+        split("▏ ▎ ▍ ▌ ▋ ▊ ▉", part, " ")
+        e = int(v / top * width * 8 + 0.5); if (e < 1) e = 1
+        if (light != "") { for (i = 0; i < int((e + 4) / 8) || i < 1; i++) printf "░"; exit }
+        for (i = 0; i < int(e / 8); i++) printf "█"
+        if (e % 8) printf "%s", part[e % 8]
+    }'
+}
