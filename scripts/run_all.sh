@@ -89,7 +89,7 @@ cublas_res() {
     [ ${#ms[@]} -gt 0 ] || return 0
     res[$label,precision]=$prec
     res[$label,ms]=$(echo "${ms[*]}" | median)
-    res[$label,tflops]=$(echo "${tf[*]}" | median)
+    res[$label,tflops]=$(printf %.2f "$(echo "${tf[*]}" | median)")
     res[$label,pct_cublas]=100.0
     res[$label,check]="-"
 }

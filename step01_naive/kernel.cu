@@ -5,19 +5,18 @@
  * measured against. Each thread walks one row of A and one column of B in
  * global memory and keeps its running sum in a register.
  *
- * Why it is as fast as it is: a warp is 32 threads with consecutive
- * threadIdx.x, and here they take 32 consecutive columns of C. At every k
- * they all read the same float of A (one broadcast) and 32 consecutive floats
- * of B (one 128-byte line), and at the end they store 32 consecutive floats
- * of C: every access is coalesced. Map the warp down a column instead and
- * each of those accesses splits into 32. Still, every multiply-add needs two
- * loads, so L1, not the FMA units, sets the pace: the profiler finds warps
- * waiting on L1 for 41% of their time.
+ * Why it is faster: it is the baseline, but it does one thing right. A
+ * warp's 32 threads take 32 neighbouring columns of C, so at every k they
+ * read one float of A (a broadcast) and 32 consecutive floats of B (one
+ * 128-byte line): every access is coalesced.
+ *
+ * What limits it now: every multiply-add needs two loads, so L1, not the FMA
+ * units, sets the pace (make profile STEP=01: warps wait mostly for it).
  *
  * Launch: a 1-D grid with one block of BN x BM threads per BM x BN tile of C.
  *
- * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 6.12 TFLOPS, 12.0% of cuBLAS SGEMM.
+ * Measured: 6.16 TFLOPS, 12.0% of cuBLAS SGEMM (scripts/run_all.sh, NVIDIA
+ * H200, CUDA 13.0, 4096^3, 2026-11-22).
  */
 #include "gemm.h"
 
@@ -36,7 +35,7 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
     if (row >= M || col >= N)
         return;
 
-    // ---- load + compute: operands straight from global memory
+    // ---- load tiles, compute: one loop, single elements for tiles
     float acc = 0.0f;
     for (int k = 0; k < K; ++k)
         acc += A[row * K + k] * B[k * N + col];

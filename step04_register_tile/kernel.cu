@@ -2,38 +2,30 @@
  * step04_register_tile: each thread computes a TM x TN block of C from
  * registers, as outer products.
  *
- * What changed: in step 03 every multiply-add needed its own two loads from
- * shared memory, so shared memory, not the FMA units, set the pace. Now a
- * block computes a BM x BN tile of C, each warp a WM x WN part of it, and
- * each thread TM x TN elements. For every k of a BK-deep tile a thread reads
- * TM floats of A and TN floats of B into registers and does all TM * TN
- * multiply-adds between them (an outer product): 64 FMAs for 16 floats read,
- * 4 times fewer shared loads per FMA than before, in 128-bit loads.
+ * What changed: a block computes a BM x BN tile of C, each warp a WM x WN
+ * part of it, each thread TM x TN elements. For every k of a tile a thread
+ * reads TM floats of A and TN of B from shared memory into registers and does
+ * all TM * TN multiply-adds between them: an outer product, 64 FMAs for 16
+ * floats read instead of 1 for 2. A is stored transposed (As[k][m]) so that
+ * both operands are read along a row, as float4; a thread's 8 rows (and
+ * columns) are two strips of 4, WM / 2 (WN / 2) apart, so that the lanes of a
+ * warp read 128 consecutive bytes and shared memory serves them in one pass.
+ * The second idea: 16-byte (float4) loads and stores, global and shared,
+ * when K and N are multiples of 4; the launcher picks that kernel (VEC) or
+ * the one with scalar, bounds-checked accesses (46.5 TFLOPS, against 36.4
+ * with scalar accesses only, 4096^3 on the H200).
  *
- * A is stored transposed in shared memory (As[k][m]) so that both operands
- * are read along a row, as float4. A thread's 8 rows (and 8 columns) are two
- * strips of 4, WM/2 (WN/2) apart, not 8 in a row: the 8 lanes that share a
- * column of threads then read 8 consecutive float4 of As, 128 bytes, which
- * shared memory serves in one pass; 8 consecutive rows each would put two
- * lanes on the same banks. As's rows are padded by 4 floats so the transposing
- * stores of the loader do not collide either.
+ * Why it is faster: the FMA units, not shared memory, now set the pace.
  *
- * Loads from global memory are float4 too when K and N are multiples of 4
- * (every row then starts 16-byte aligned); the launcher picks that kernel or
- * the one with scalar, bounds-checked loads and stores. Step 03's double
- * buffering stays: the next tile's float4s are in flight while the block
- * computes, and there is one barrier per tile.
- *
- * The profiler's verdict: a warp issues an instruction every 4.6 cycles
- * (step 03: 32), and the SM's compute pipes are 79% busy; the kernel is now
- * limited by arithmetic, as a GEMM should be.
+ * What limits it now: the FP32 units themselves: this is within a few
+ * percent of cuBLAS SGEMM. The next steps change the units: tensor cores.
  *
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile, lanes (WM / TM) x (WN / TN)
  * over the warp tile.
  *
- * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 46.23 TFLOPS, 90.3% of cuBLAS SGEMM, 4.75x step 03.
+ * Measured: 46.44 TFLOPS, 90.4% of cuBLAS SGEMM, 4.77x step 03
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-22).
  */
 #include "gemm.h"
 
@@ -42,24 +34,30 @@
 constexpr int BM = 128; // rows of C per block
 constexpr int BN = 128; // columns of C per block
 constexpr int BK = 8;   // depth of the shared tiles
+constexpr int STAGES = 2; // tiles in shared memory: one computed on, one being filled
 constexpr int WM = 64;  // rows of C per warp
 constexpr int WN = 32;  // columns of C per warp
 constexpr int TM = 8;   // rows of C per thread
 constexpr int TN = 8;   // columns of C per thread
 
+constexpr int WARP_SIZE = 32;
+constexpr int PIECE = 4; // elements per 16-byte piece: a float4
+
 constexpr int WARPS_N = BN / WN;
-constexpr int THREADS = 32 * (BM / WM) * WARPS_N;
-constexpr int LANES_N = WN / TN;           // lanes across a warp tile
-constexpr int AS_LD = BM + 4;              // padded row of the transposed A tile
-constexpr int A_LOADS = BM * BK / 4 / THREADS; // float4 of A's tile per thread
-constexpr int B_LOADS = BK * BN / 4 / THREADS; // float4 of B's tile per thread
+constexpr int THREADS = WARP_SIZE * (BM / WM) * WARPS_N;
+constexpr int LANES_N = WN / TN;                       // lanes across a warp tile
+constexpr int AS_LD = BM + PIECE;                      // padded row of the transposed A tile
+constexpr int A_CHUNKS = BK / PIECE, B_CHUNKS = BN / PIECE; // pieces per tile row
+constexpr int A_LOADS = BM * BK / PIECE / THREADS;     // pieces of A's tile per thread
+constexpr int B_LOADS = BK * BN / PIECE / THREADS;     // pieces of B's tile per thread
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
-static_assert((WM / TM) * (WN / TN) == 32, "a warp's 32 lanes cover its warp tile");
-static_assert(TM == 8 && TN == 8, "a thread's rows and columns are two float4 strips each");
-static_assert(A_LOADS * 4 * THREADS == BM * BK && B_LOADS * 4 * THREADS == BK * BN,
-              "each thread loads whole float4s of each tile");
-static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows are whole float4s");
+static_assert((WM / TM) * (WN / TN) == WARP_SIZE, "a warp's lanes cover its warp tile");
+static_assert(TM == 2 * PIECE && TN == 2 * PIECE, "a thread's rows and columns are two strips");
+static_assert(A_LOADS * PIECE * THREADS == BM * BK && B_LOADS * PIECE * THREADS == BK * BN,
+              "each thread loads whole pieces of each tile");
+static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0,
+              "a thread's pieces of a tile sit in one column of pieces");
 
 // Four consecutive elements (r, c..c+3) of the rows x cols matrix X, zero
 // outside it. VEC: one 16-byte load; needs cols % 4 == 0 and an aligned X,
@@ -110,42 +108,39 @@ __device__ void store4(float *C, int M, int N, int r, int c, float4 v, float alp
     }
 }
 
-// ---- load tiles, first half: this thread's float4s of the tiles at k0,
-// global -> registers
+// ---- load tiles, first half: this thread's pieces of the tiles at k0,
+// global -> registers; they sit in one column of pieces, THREADS / CHUNKS apart
 template <bool VEC>
 __device__ void load_tiles(const float *A, const float *B, int M, int N, int K, int m0,
                            int n0, int k0, float4 (&a)[A_LOADS], float4 (&b)[B_LOADS])
 {
+    const int ar = threadIdx.x / A_CHUNKS, ac = threadIdx.x % A_CHUNKS;
+    const int br = threadIdx.x / B_CHUNKS, bc = threadIdx.x % B_CHUNKS;
 #pragma unroll
-    for (int i = 0; i < A_LOADS; ++i) {
-        const int e = threadIdx.x + i * THREADS;
-        a[i] = load4<VEC>(A, M, K, m0 + e / (BK / 4), k0 + e % (BK / 4) * 4);
-    }
+    for (int i = 0; i < A_LOADS; ++i)
+        a[i] = load4<VEC>(A, M, K, m0 + ar + i * (THREADS / A_CHUNKS), k0 + ac * PIECE);
 #pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-        const int e = threadIdx.x + i * THREADS;
-        b[i] = load4<VEC>(B, K, N, k0 + e / (BN / 4), n0 + e % (BN / 4) * 4);
-    }
+    for (int i = 0; i < B_LOADS; ++i)
+        b[i] = load4<VEC>(B, K, N, k0 + br + i * (THREADS / B_CHUNKS), n0 + bc * PIECE);
 }
 
 // ---- load tiles, second half: registers -> shared, A transposed
 __device__ void store_tiles(float (*As)[AS_LD], float (*Bs)[BN], const float4 (&a)[A_LOADS],
                             const float4 (&b)[B_LOADS])
 {
+    const int ar = threadIdx.x / A_CHUNKS, ac = threadIdx.x % A_CHUNKS;
+    const int br = threadIdx.x / B_CHUNKS, bc = threadIdx.x % B_CHUNKS;
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
-        const int e = threadIdx.x + i * THREADS;
-        const int m = e / (BK / 4), k = e % (BK / 4) * 4;
+        const int m = ar + i * (THREADS / A_CHUNKS), k = ac * PIECE;
         As[k + 0][m] = a[i].x;
         As[k + 1][m] = a[i].y;
         As[k + 2][m] = a[i].z;
         As[k + 3][m] = a[i].w;
     }
 #pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-        const int e = threadIdx.x + i * THREADS;
-        *reinterpret_cast<float4 *>(&Bs[e / (BN / 4)][e % (BN / 4) * 4]) = b[i];
-    }
+    for (int i = 0; i < B_LOADS; ++i)
+        *reinterpret_cast<float4 *>(&Bs[br + i * (THREADS / B_CHUNKS)][bc * PIECE]) = b[i];
 }
 
 template <bool VEC>
@@ -153,37 +148,40 @@ __global__ void __launch_bounds__(THREADS, 2)
 gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
             const float *__restrict__ B, float beta, float *__restrict__ C)
 {
-    __shared__ __align__(16) float As[2][BK][AS_LD];
-    __shared__ __align__(16) float Bs[2][BK][BN];
+    __shared__ __align__(16) float As[STAGES][BK][AS_LD];
+    __shared__ __align__(16) float Bs[STAGES][BK][BN];
 
     // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
     // 2-D grid allows only 65535 block rows, too few for a tall C.
     const int tiles_n = (N + BN - 1) / BN;
     const int m0 = blockIdx.x / tiles_n * BM, n0 = blockIdx.x % tiles_n * BN;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
     const int wm = warp / WARPS_N * WM, wn = warp % WARPS_N * WN; // warp tile in the block tile
-    const int tm = lane / LANES_N * 4, tn = lane % LANES_N * 4;   // first strip in the warp tile
+    const int tm = lane / LANES_N * PIECE, tn = lane % LANES_N * PIECE; // first strip in the warp tile
     const int tiles_k = (K + BK - 1) / BK;
 
+    // ---- load tiles: the first one into stage 0
     float4 a_next[A_LOADS], b_next[B_LOADS];
     load_tiles<VEC>(A, B, M, N, K, m0, n0, 0, a_next, b_next);
     store_tiles(As[0], Bs[0], a_next, b_next);
     __syncthreads();
 
+    // Threads past the edge of C stay: they help load tiles and must reach
+    // every barrier.
     float acc[TM][TN] = {};
     for (int t = 0; t < tiles_k; ++t) {
-        const int cur = t % 2;
-
-        // ---- load tiles: tile t + 1 into registers while we compute on t
+        // ---- load tiles: global -> registers for tile t + 1, issued now so
+        // the loads are in flight during the compute (past the last tile
+        // they read nothing and give zeros)
         load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 1) * BK, a_next, b_next);
 
         // ---- compute: one outer product per k, from registers
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
-            const float4 a0 = *reinterpret_cast<const float4 *>(&As[cur][k][wm + tm]);
-            const float4 a1 = *reinterpret_cast<const float4 *>(&As[cur][k][wm + WM / 2 + tm]);
-            const float4 b0 = *reinterpret_cast<const float4 *>(&Bs[cur][k][wn + tn]);
-            const float4 b1 = *reinterpret_cast<const float4 *>(&Bs[cur][k][wn + WN / 2 + tn]);
+            const float4 a0 = *reinterpret_cast<const float4 *>(&As[t % STAGES][k][wm + tm]);
+            const float4 a1 = *reinterpret_cast<const float4 *>(&As[t % STAGES][k][wm + WM / 2 + tm]);
+            const float4 b0 = *reinterpret_cast<const float4 *>(&Bs[t % STAGES][k][wn + tn]);
+            const float4 b1 = *reinterpret_cast<const float4 *>(&Bs[t % STAGES][k][wn + WN / 2 + tn]);
             const float a[TM] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };
             const float b[TN] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
 #pragma unroll
@@ -193,18 +191,18 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
                     acc[i][j] += a[i] * b[j];
         }
 
-        // ---- load tiles: registers -> the other buffer
-        store_tiles(As[1 - cur], Bs[1 - cur], a_next, b_next);
+        // ---- load tiles: registers -> the stage of tile t + 1
+        store_tiles(As[(t + 1) % STAGES], Bs[(t + 1) % STAGES], a_next, b_next);
         __syncthreads(); // tile t + 1 is complete, and nobody reads tile t any more
     }
 
-    // ---- epilogue: alpha, beta, store, a float4 per strip
+    // ---- epilogue: alpha, beta, store (with beta == 0, C is not read)
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-        const int r = m0 + wm + i / 4 * (WM / 2) + tm + i % 4;
+        const int r = m0 + wm + i / PIECE * (WM / 2) + tm + i % PIECE;
 #pragma unroll
-        for (int j = 0; j < TN; j += 4) {
-            const int c = n0 + wn + j / 4 * (WN / 2) + tn;
+        for (int j = 0; j < TN; j += PIECE) {
+            const int c = n0 + wn + j / PIECE * (WN / 2) + tn;
             const float4 v = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             store4<VEC>(C, M, N, r, c, v, alpha, beta);
         }

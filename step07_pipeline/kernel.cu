@@ -2,85 +2,41 @@
  * step07_pipeline: a multi-stage cp.async pipeline, and the next fragments
  * loaded while the current ones multiply.
  *
- * What changed: in step 06 each thread carried the next tile through its
- * registers (a global load, and a store to shared memory one iteration
- * later), and only one tile was ever on its way. Here `cp.async` copies
- * 16 bytes from global straight into shared memory, no registers involved:
- * a thread issues the copies and goes on computing. Shared memory holds
- * STAGES tiles of A and B: while the block computes on one, the next ones
- * are landed or in flight. Each thread closes its copies of one tile with
- * `cp.async.commit_group`; `cp.async.wait_group STAGES - 3` at the top of
- * each iteration waits until only the newest STAGES - 3 groups are still on
- * their way, that is, until tile t + 1 has landed, and a barrier makes that
- * true for every thread's copies.
+ * What changed: `cp.async` copies 16 bytes from global straight into shared
+ * memory, no registers involved, while the thread goes on. Shared memory
+ * holds STAGES = 5 tiles (4 where a block cannot have 120 KB). Each thread
+ * closes its copies of a tile with `cp.async.commit_group`; at the top of
+ * each iteration `cp.async.wait_group STAGES - 3` and a barrier make sure
+ * tile t + 1 has landed:
  *
- *   k-tile:    t        t+1      t+2      t+3      t+4          (STAGES = 5)
- *   stage:   t % 5    (t+1)%5  (t+2)%5  (t+3)%5  (t+4)%5 = (t-1)%5
- *            compute  landed   in flight in flight copies issued during t,
- *                                                  into the stage t-1 left
+ *   k-tile:  t         t+1       t+2        t+3        t+4 (copies issued now,
+ *   stage:   t % 5     (t+1)%5   (t+2)%5    (t+3)%5    into the stage t-1 left)
+ *            computing landed    in flight  in flight
  *
- * The fragments are double-buffered too: while the tensor cores multiply
- * the fragments of one MMA_K-deep slice, the warp's ldmatrix for the next
- * slice are already issued, into the other half of a[2] and b[2]. At the
- * last slice of a tile the next slice is the first of tile t + 1, which is
- * why that tile must have landed when the iteration starts. The barrier
- * also tells every warp that the others are done reading tile t - 1, whose
- * stage this iteration's copies overwrite.
+ * The copies are spread over the slices, after each slice's fragment loads,
+ * so their address arithmetic fills the gaps between mma.sync. Three more
+ * ideas ride along, each measured at 4096^3 (8192^3) on the H200:
+ * - fragments double-buffered: the next slice's ldmatrix are issued before
+ *   this slice's mma.sync (63.7% of cuBLAS, against 47.5% without);
+ * - a 256 x 128 block tile, one block per SM: no registers are spent on
+ *   staging, so a block can be twice step 06's (63.7% against 61.5% for
+ *   128 x 128; 69.6% against 66.0%);
+ * - blocks numbered down columns of GROUP_M tile rows, so the blocks in
+ *   flight share more of A and B in L2 (no change at 4096^3; 69.6% against
+ *   63.8% at 8192^3).
  *
- * Where the instructions go matters as much as what they are. A warp can
- * issue an mma.sync only every few cycles, and the other warp on its
- * scheduler fills the gaps; the copies' address arithmetic fits in those
- * gaps if the compiler can put it there. So the copies are spread over the
- * slices (A's tile in the first, B's in the last), each after the slice's
- * fragment loads: the compiler keeps shared-memory operations in program
- * order, and fragment loads queued behind copies came too late for the
- * next slice. With the copies of a tile in one block at the top of the
- * iteration, and the wait and barrier before the last slice, this loop ran
- * at 58% of cuBLAS with 4 stages; as it is, 61% with 4 stages and 64% with
- * 5, measured in the same run.
+ * Why it is faster: several tiles in flight hide global memory, and the
+ * next fragments hide ldmatrix, so the tensor pipe is busy most of the time.
  *
- * With no registers spent on staging and several tiles in flight, a block
- * can be twice step 06's: 256 x 128 (8 warps, one block per SM), so each
- * byte copied feeds 85 flops instead of 64. Step 06's 128 x 128 tiles, two
- * blocks per SM, measured 56.5% of cuBLAS with an earlier version of this
- * pipeline, against 59.2% for these tiles in the same run. Five tiles of
- * this size take 120 KB, more than the 48 KB a block gets without asking,
- * so the kernel takes its shared memory as dynamic and the launcher raises
- * the limit; where a block cannot have 120 KB (compute capability 8.6 and
- * 8.9 allow 99 KB), it runs with four stages.
- *
- * Blocks run roughly in the order of their numbers. Row by row, the blocks
- * in flight at one time would span a few whole rows of C: all of B and a
- * little of A. Numbered down columns of GROUP_M tile rows, they cover a
- * squarer patch and share more of what they read in L2. That pays only once
- * B outgrows L2: at 4096^3 it measured the same as row by row, at 8192^3 2%
- * faster.
- *
- * Why it is faster: global memory latency is now hidden by several tiles
- * of work instead of part of one, no registers are spent on staging, and
- * ldmatrix latency hides behind the previous slice's mma.sync. The
- * profiler: the tensor pipe is busy 79% of the time (step 06: 54%); per
- * instruction issued, warps wait 0.23 cycles at the barrier (0.50) and 0.11
- * for ldmatrix results (1.46), and 1.68 cycles because the tensor pipe is
- * busy with the other warp's work, the one wait that is welcome. L2
- * delivers 5.2 TB/s, well below the 8 TB/s a plain cp.async copy kernel
- * draws from it on this GPU. The shape of the warp tile, the swizzle and
- * the fragments are step 06's.
- *
- * What is left: cuBLAS reaches its speed with Hopper's own warpgroup
- * instructions (wgmma), twice mma.sync's rate per cycle; the stores of C,
- * which no block overlaps with math, cost about 5% in an earlier version.
- *
- * The element-wise path (K or N not a multiple of 8) cannot use 16-byte
- * copies; it loads with bounds checks and stores to shared memory itself,
- * in the same place of the same pipeline.
+ * What limits it now: mma.sync itself. cuBLAS reaches its speed with
+ * Hopper's warpgroup instructions (wgmma, step 08).
  *
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C,
  * smem_bytes(STAGES) of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured on the reference GPU (H200, CUDA 13.0, 4096^3, scripts/run_all.sh):
- * 470.63 TFLOPS, 64.3% of cuBLAS GemmEx (half in, float out), 1.40x step 06.
+ * Measured: 470.24 TFLOPS, 63.4% of cuBLAS GemmEx, 1.38x step 06
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-22).
  */
 #include "gemm.h"
 
@@ -90,27 +46,36 @@
 constexpr int BM = 256; // rows of C per block
 constexpr int BN = 128; // columns of C per block
 constexpr int BK = 32;  // depth of the shared tiles
+// tiles in shared memory: launch() picks STAGES = 5, or 4 where a block
+// cannot have the shared memory for 5
+constexpr int STAGES_MOST = 5, STAGES_FEWER = 4;
 constexpr int WM = 64;  // rows of C per warp
 constexpr int WN = 64;  // columns of C per warp
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 16; // mma.sync.m16n8k16
 
+constexpr int WARP_SIZE = 32;
+constexpr int PIECE = 8;       // elements per 16-byte piece: 8 halves
+constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
+constexpr int QUAD = 4;        // lanes that share a row of an mma fragment
+
 constexpr int WARPS_N = BN / WN;
-constexpr int THREADS = 32 * (BM / WM) * WARPS_N;
-constexpr int FM = WM / MMA_M, FN = WN / MMA_N;  // mma tiles per warp tile
-constexpr int A_CHUNKS = BK / 8, B_CHUNKS = BN / 8; // 16-byte pieces per shared row
-constexpr int A_LOADS = BM * BK / 8 / THREADS;   // 16-byte pieces of A's tile per thread
-constexpr int B_LOADS = BK * BN / 8 / THREADS;   // 16-byte pieces of B's tile per thread
-constexpr int KSLICES = BK / MMA_K;           // fragment loads per k-tile
-// k-tiles in shared memory at once: launch() picks 5, or 4 where a block
-// cannot have the shared memory for 5
-constexpr int STAGES_MOST = 5, STAGES_FEWER = 4;
+constexpr int THREADS = WARP_SIZE * (BM / WM) * WARPS_N;
+constexpr int FM = WM / MMA_M, FN = WN / MMA_N;        // mma tiles per warp tile
+constexpr int A_CHUNKS = BK / PIECE, B_CHUNKS = BN / PIECE; // pieces per tile row
+constexpr int A_LOADS = BM * BK / PIECE / THREADS;     // pieces of A's tile per thread
+constexpr int B_LOADS = BK * BN / PIECE / THREADS;     // pieces of B's tile per thread
+constexpr int KSLICES = BK / MMA_K;                    // fragment loads per k-tile
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
 static_assert(WM % MMA_M == 0 && WN % (2 * MMA_N) == 0 && BK % MMA_K == 0,
               "mma tiles cover the warp tile; B's are loaded in pairs");
-static_assert(A_LOADS * 8 * THREADS == BM * BK && B_LOADS * 8 * THREADS == BK * BN,
-              "each thread loads whole 16-byte pieces of each tile");
+static_assert(A_LOADS * PIECE * THREADS == BM * BK && B_LOADS * PIECE * THREADS == BK * BN,
+              "each thread loads whole pieces of each tile");
+static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0,
+              "a thread's pieces of a tile sit in one column of pieces");
+static_assert((A_CHUNKS & (A_CHUNKS - 1)) == 0 && (B_CHUNKS & (B_CHUNKS - 1)) == 0,
+              "the swizzle's XOR keeps a piece inside its row: pieces per row are a power of 2");
 static_assert(KSLICES % 2 == 0, "slices alternate between the fragment buffers across tiles");
 
 // Shared memory for STAGES tiles of A and B.
@@ -119,17 +84,15 @@ constexpr int smem_bytes(int stages)
     return stages * (BM * BK + BK * BN) * (int)sizeof(__half);
 }
 
-// Where, in halves, 16-byte piece c of row r of a tile with CHUNKS pieces
-// per row goes. A 128-byte line of banks holds 8 pieces; rows shorter than
-// that share a line. XOR-ing c with the number of the row's line (or of the
-// row) modulo 8 gives the 8 rows an ldmatrix reads together 8 different
-// columns of banks.
+// Where, in halves, piece c of row r goes, in a tile of CHUNKS pieces per row:
+// c XOR the number of the row's 128-byte line of banks (rows shorter than a
+// line share one), so the 8 rows an ldmatrix reads lie in 8 bank columns.
 template <int CHUNKS>
 __device__ int swizzle(int r, int c)
 {
-    constexpr int ROWS_PER_LINE = CHUNKS >= 8 ? 1 : 8 / CHUNKS;
-    constexpr int COLUMNS = CHUNKS >= 8 ? 8 : CHUNKS; // the XOR stays inside the row
-    return (r * CHUNKS + (c ^ (r / ROWS_PER_LINE % COLUMNS))) * 8;
+    constexpr int ROWS_PER_LINE = CHUNKS >= LINE_PIECES ? 1 : LINE_PIECES / CHUNKS;
+    constexpr int COLUMNS = CHUNKS >= LINE_PIECES ? LINE_PIECES : CHUNKS; // the XOR stays inside the row
+    return (r * CHUNKS + (c ^ (r / ROWS_PER_LINE % COLUMNS))) * PIECE;
 }
 
 // Four 8 x 8 matrices of halves from shared memory; lane l gives the address
@@ -224,54 +187,47 @@ __device__ void store2(float *C, int M, int N, int r, int c, float x, float y, f
     }
 }
 
-// Shared 16-byte piece dst = halves (r, c..c+7) of the rows x cols matrix X,
-// zero outside it. VEC: a cp.async, which completes in the background (needs
-// cols % 8 == 0 and an aligned X, so that c..c+7 are all inside or all
-// outside); otherwise element-wise loads and a plain store. Outside X the
-// copy reads nothing but still gets a valid address, X itself: choosing the
-// offset (0) rather than the pointer leaves one 64-bit add per copy, where
-// choosing between two pointers cost registers the compiler then refilled
-// from constant memory in the loop (59% of cuBLAS against 64%).
+// Shared piece dst = halves (r, c..c+7) of X, zero outside it. VEC: a
+// cp.async (needs cols % 8 == 0 and an aligned X); outside X it reads nothing
+// from a valid address, X + 0 (choosing the offset costs fewer registers than
+// choosing a pointer). Otherwise element-wise loads and a plain store.
 template <bool VEC>
 __device__ void copy8(__half *dst, const __half *X, int rows, int cols, int r, int c)
 {
     if constexpr (VEC) {
         const bool inside = r < rows && c < cols;
-        cp_async16(dst, X + (inside ? (unsigned)(r * cols + c) : 0u), inside ? 16 : 0);
+        cp_async16(dst, X + (inside ? (unsigned)(r * cols + c) : 0u), inside ? (int)sizeof(uint4) : 0);
     } else {
         *reinterpret_cast<uint4 *>(dst) = load8(X, rows, cols, r, c);
     }
 }
 
-// ---- load tiles: this thread's 16-byte pieces of the tile of X whose
-// top-left element is (r0, c0), global -> shared, swizzled, with CHUNKS
-// pieces per row and LOADS pieces per thread. As in step 06, a thread's
-// pieces sit in one column of pieces, THREADS / CHUNKS rows apart.
+// ---- load tiles: this thread's pieces of the tile of X at (r0, c0), global ->
+// shared, swizzled: step 06's load_tiles and store_tiles in one copy per piece
 template <bool VEC, int CHUNKS, int LOADS>
 __device__ void load_tile(__half *Xs, const __half *X, int rows, int cols, int r0, int c0)
 {
-    const int r = threadIdx.x / CHUNKS, c = threadIdx.x % CHUNKS;
+    const int xr = threadIdx.x / CHUNKS, xc = threadIdx.x % CHUNKS;
 #pragma unroll
-    for (int i = 0; i < LOADS; ++i) {
-        const int ri = r + i * (THREADS / CHUNKS);
-        copy8<VEC>(&Xs[swizzle<CHUNKS>(ri, c)], X, rows, cols, r0 + ri, c0 + c * 8);
-    }
+    for (int i = 0; i < LOADS; ++i)
+        copy8<VEC>(&Xs[swizzle<CHUNKS>(xr + i * (THREADS / CHUNKS), xc)], X, rows, cols,
+                   r0 + xr + i * (THREADS / CHUNKS), c0 + xc * PIECE);
 }
 
 // The fragments of the warp tile at (wm, wn) for the MMA_K-deep slice at k:
-// lane l points ldmatrix at row l % 16 and 16-byte piece l / 16 of each
-// 16 x 16 piece of A and of B.
+// lane l points ldmatrix at row l % 16 and piece l / 16 of each 16 x 16
+// piece of A (MMA_M x MMA_K) and of B (MMA_K x 2 MMA_N).
 __device__ void load_fragments(uint32_t (&a)[FM][4], uint32_t (&b)[FN][2], const __half *As,
                                const __half *Bs, int wm, int wn, int k)
 {
-    const int lane = threadIdx.x % 32;
+    const int lane = threadIdx.x % WARP_SIZE;
 #pragma unroll
     for (int i = 0; i < FM; ++i)
-        ldmatrix_x4(a[i], &As[swizzle<A_CHUNKS>(wm + i * MMA_M + lane % 16, k / 8 + lane / 16)]);
+        ldmatrix_x4(a[i], &As[swizzle<A_CHUNKS>(wm + i * MMA_M + lane % MMA_M, k / PIECE + lane / MMA_M)]);
 #pragma unroll
     for (int j = 0; j < FN; j += 2) {
         uint32_t r[4]; // k 0..7 and 8..15 of mma tile j, then of tile j + 1
-        ldmatrix_x4_trans(r, &Bs[swizzle<B_CHUNKS>(k + lane % 16, (wn + j * MMA_N) / 8 + lane / 16)]);
+        ldmatrix_x4_trans(r, &Bs[swizzle<B_CHUNKS>(k + lane % MMA_K, (wn + j * MMA_N) / PIECE + lane / MMA_K)]);
         b[j][0] = r[0];
         b[j][1] = r[1];
         b[j + 1][0] = r[2];
@@ -297,7 +253,7 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     const int group_rows = min(tiles_m - first_row, GROUP_M);
     const int in_group = blockIdx.x % (GROUP_M * tiles_n);
     const int m0 = (first_row + in_group % group_rows) * BM, n0 = in_group / group_rows * BN;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
     const int wm = warp / WARPS_N * WM, wn = warp % WARPS_N * WN; // warp tile in the block tile
     const int tiles_k = (K + BK - 1) / BK;
 
@@ -314,18 +270,18 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     cp_async_wait<STAGES - 2>();
     __syncthreads(); // tile 0 has landed, for every thread's copies
 
+    // Threads past the edge of C stay: they help load tiles and must reach
+    // every barrier.
     float acc[FM][FN][4] = {};
     uint32_t a[2][FM][4], b[2][FN][2]; // fragments: this slice's and the next one's
     load_fragments(a[0], b[0], As[0], Bs[0], wm, wn, 0);
     for (int t = 0; t < tiles_k; ++t) {
-        const int cur = t % STAGES, next = t + STAGES - 1;
+        const int t_copy = t + STAGES - 1; // the k-tile whose copies this iteration issues
 
-        // Tile t + 1 must have landed: its first fragments load during this
-        // iteration. Of the groups committed so far (tiles up to t + STAGES
-        // - 2), the newest STAGES - 3 may still be on their way. The barrier
-        // makes that true for every thread's copies, and tells every warp
-        // that the others are done reading tile t - 1, whose stage the
-        // copies below overwrite.
+        // Tile t + 1 must have landed (its first fragments load during this
+        // iteration): of the groups committed, the newest STAGES - 3 may be
+        // in flight. The barrier makes that so for every thread, and frees
+        // the stage of tile t - 1 for the copies below.
         cp_async_wait<STAGES - 3>();
         __syncthreads();
 
@@ -334,22 +290,18 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
 #pragma unroll
         for (int s = 0; s < KSLICES; ++s) {
             if (s + 1 < KSLICES)
-                load_fragments(a[(s + 1) % 2], b[(s + 1) % 2], As[cur], Bs[cur], wm, wn,
-                               (s + 1) * MMA_K);
+                load_fragments(a[(s + 1) % 2], b[(s + 1) % 2], As[t % STAGES], Bs[t % STAGES], wm,
+                               wn, (s + 1) * MMA_K);
             else if (t + 1 < tiles_k)
                 load_fragments(a[0], b[0], As[(t + 1) % STAGES], Bs[(t + 1) % STAGES], wm, wn, 0);
 
-            // ---- load tiles: tile t + STAGES - 1, A's pieces in the first
-            // slice and B's in the last, after the fragment loads. Spread
-            // out like this, the address arithmetic of the copies fills the
-            // gaps between this slice's mma.sync instead of holding them
-            // up, and the fragment loads of the last slice do not queue
-            // behind the copies. Past the end of K the copies fill zeros
-            // that no one reads, so the loop needs no branch.
+            // ---- load tiles: tile t_copy, A in the first slice and B in the
+            // last, after the fragment loads, so that the copies fill gaps
+            // between the mma.sync (past K they fill zeros no one reads)
             if (s == 0)
-                load_tile<VEC, A_CHUNKS, A_LOADS>(As[next % STAGES], A, M, K, m0, next * BK);
+                load_tile<VEC, A_CHUNKS, A_LOADS>(As[t_copy % STAGES], A, M, K, m0, t_copy * BK);
             if (s == KSLICES - 1) {
-                load_tile<VEC, B_CHUNKS, B_LOADS>(Bs[next % STAGES], B, K, N, next * BK, n0);
+                load_tile<VEC, B_CHUNKS, B_LOADS>(Bs[t_copy % STAGES], B, K, N, t_copy * BK, n0);
                 cp_async_commit();
             }
 #pragma unroll
@@ -364,22 +316,23 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     // memory after the block has left it.
     cp_async_wait<0>();
 
-    // ---- epilogue: alpha, beta, store, straight from the accumulators (rows
-    // g and g + 8 of each mma tile, two neighbouring floats per row)
-    const int g = lane / 4, tc = lane % 4 * 2;
+    // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
+    // straight from the accumulators: rows g and g + MMA_M / 2 of each mma
+    // tile, two neighbouring floats per row
+    const int g = lane / QUAD, tc = lane % QUAD * 2;
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
         for (int j = 0; j < FN; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                store2<VEC>(C, M, N, m0 + wm + i * MMA_M + h * 8 + g, n0 + wn + j * MMA_N + tc,
+                store2<VEC>(C, M, N, m0 + wm + i * MMA_M + h * (MMA_M / 2) + g, n0 + wn + j * MMA_N + tc,
                             acc[i][j][2 * h], acc[i][j][2 * h + 1], alpha, beta);
 }
 
 template <bool VEC, int STAGES>
-static void launch_stages(int M, int N, int K, float alpha, const void *A, const void *B,
-                          float beta, float *C)
+static void launch(int M, int N, int K, float alpha, const void *A, const void *B, float beta,
+                   float *C)
 {
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
@@ -390,29 +343,24 @@ static void launch_stages(int M, int N, int K, float alpha, const void *A, const
         M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
 }
 
-template <bool VEC>
-static void launch(int M, int N, int K, float alpha, const void *A, const void *B, float beta,
-                   float *C)
-{
-    // Five stages take 120 KB. A block may have 227 KB on compute capability
-    // 9.0 and 163 KB on 8.0, but only 99 KB on 8.6 and 8.9: there, four.
-    int device = 0, room = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&room, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    if (room >= smem_bytes(STAGES_MOST))
-        launch_stages<VEC, STAGES_MOST>(M, N, K, alpha, A, B, beta, C);
-    else
-        launch_stages<VEC, STAGES_FEWER>(M, N, K, alpha, A, B, beta, C);
-}
-
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
     const bool vec = K % 8 == 0 && N % 8 == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
-    if (vec)
-        launch<true>(M, N, K, alpha, A, B, beta, C);
+    // Five stages take 120 KB. A block may have 227 KB on compute capability
+    // 9.0 and 163 KB on 8.0, but only 99 KB on 8.6 and 8.9: there, four.
+    int device = 0, room = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&room, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const bool most = room >= smem_bytes(STAGES_MOST);
+    if (vec && most)
+        launch<true, STAGES_MOST>(M, N, K, alpha, A, B, beta, C);
+    else if (vec)
+        launch<true, STAGES_FEWER>(M, N, K, alpha, A, B, beta, C);
+    else if (most)
+        launch<false, STAGES_MOST>(M, N, K, alpha, A, B, beta, C);
     else
-        launch<false>(M, N, K, alpha, A, B, beta, C);
+        launch<false, STAGES_FEWER>(M, N, K, alpha, A, B, beta, C);
 }

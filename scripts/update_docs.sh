@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Writes the measured numbers into the docs from saved scripts/run_all.sh
+# outputs, so that no number is typed by hand:
+#   - each kernel.cu header's "Measured:" paragraph, from the first run;
+#   - README.md's tables (between <!-- run_all N --> and <!-- /run_all -->),
+#     each step section's line (<!-- measured STEP --> ... <!-- /measured -->)
+#     and the lesson sizes (<!-- lesson sizes --> ... <!-- /lesson sizes -->).
+# usage: scripts/run_all.sh | tee r4096.txt; scripts/run_all.sh -s 8192 | tee r8192.txt
+#        scripts/update_docs.sh r4096.txt r8192.txt
+set -u
+cd "$(dirname "$0")/.."
+source scripts/common.sh
+
+[ $# -ge 1 ] || die update_docs.sh "usage: scripts/update_docs.sh RUN_ALL_OUTPUT... (the first for the headers)"
+for f in "$@"; do
+    [ -f "$f" ] || die update_docs.sh "no file $f"
+    grep -q '^GEMM M=' "$f" || die update_docs.sh "$f is not scripts/run_all.sh output"
+done
+
+# One step's numbers from a run's table: precision ms tflops x_step01 x_prev pct check.
+row() {
+    awk -v s="$2" '$1 == s {
+        for (i = 3; i <= NF; i++) if ($i == "PASS" || $i == "FAIL") break
+        if (i > NF) exit
+        print $(i - 6), $(i - 5), $(i - 4), $(i - 3), $(i - 2), $(i - 1), $i
+    }' "$1"
+}
+# "NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-22" from a run's first line.
+where() {
+    sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on \(.*\) (CUDA \([0-9.]*\)), \([0-9-]*\);.*/\4, CUDA \5, M=\1 N=\2 K=\3, \6/p' "$1" |
+        sed 's/M=\([0-9]*\) N=\1 K=\1/\1^3/'
+}
+# "470.24 TFLOPS, 63.4% of cuBLAS GemmEx, 1.38x step 06"
+measured() {
+    local run=$1 s=$2 prec ms tf x01 xprev pct check prev="" d
+    read -r prec ms tf x01 xprev pct check <<<"$(row "$run" "$s")" || return 1
+    [ -n "$tf" ] || return 1
+    for d in step[0-9][0-9]_*/; do d=${d%/}; [ "$d" = "$s" ] && break; prev=$d; done
+    printf '%s TFLOPS, %s%% of cuBLAS %s' "$tf" "$pct" "$([ "$prec" = fp16 ] && echo GemmEx || echo SGEMM)"
+    [ -n "$prev" ] && [ "$xprev" != - ] && printf ', %sx step %s' "$xprev" "${prev:4:2}"
+    return 0
+}
+
+first=$1
+for dir in step[0-9][0-9]_*/; do
+    s=${dir%/}
+    m=$(measured "$first" "$s") || { echo "update_docs.sh: $s is not in $first; its header is left as it was" >&2; continue; }
+    text=" * Measured: $m (scripts/run_all.sh, $(where "$first"))."
+    wrapped=$(fold -s -w 78 <<<"$text" | sed 's/ *$//; 2,$s/^/ * /')
+    awk -v new="$wrapped" '
+        !done && /^ \* Measured:/ { print new; skip = 1; done = 1; next }
+        skip && /^ \*\/$/ { skip = 0 }
+        !skip { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu"
+done
+
+readme=README.md
+for run in "$@"; do
+    size=$(sed -n '1s/^GEMM M=\([0-9]*\) .*/\1/p' "$run")
+    grep -q "<!-- run_all $size -->" "$readme" || { echo "update_docs.sh: README.md has no <!-- run_all $size --> block" >&2; continue; }
+    awk -v size="$size" -v file="$run" '
+        $0 == "<!-- run_all " size " -->" {
+            print; print "```"; while ((getline line < file) > 0) print line; print "```"; skip = 1; next
+        }
+        skip && /^<!-- \/run_all -->$/ { skip = 0 }
+        !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+done
+for dir in step[0-9][0-9]_*/; do
+    s=${dir%/}
+    m=$(measured "$first" "$s") || continue
+    line="Measured: $m ($(where "$first"))."
+    awk -v s="$s" -v line="$line" '
+        $0 == "<!-- measured " s " -->" { print; print line; skip = 1; next }
+        skip && /^<!-- \/measured -->$/ { skip = 0 }
+        !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+done
+# The size of each lesson, as make lesson counts it (<!-- lesson sizes -->).
+if grep -q '^<!-- lesson sizes -->$' "$readme"; then
+    sizes=$(mktemp)
+    for dir in step[0-9][0-9]_*/; do bash scripts/lesson.sh "${dir%/}" --stat 2>/dev/null; done >"$sizes"
+    awk -v file="$sizes" '
+        $0 == "<!-- lesson sizes -->" { print; print "```"; while ((getline line < file) > 0) print line; print "```"; skip = 1; next }
+        skip && /^<!-- \/lesson sizes -->$/ { skip = 0 }
+        !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    rm -f "$sizes"
+fi
+echo "update_docs.sh: headers and README.md written from $*"
