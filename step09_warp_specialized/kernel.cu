@@ -1,0 +1,505 @@
+/*
+ * step09_warp_specialized: a producer warpgroup copies, two consumer
+ * warpgroups multiply, and each block stays on its SM for many tiles.
+ *
+ * What changed: step 08 gave every warpgroup both jobs, so the wait for a
+ * tile, the block-wide barrier and the copies sat between one tile's wgmma
+ * and the next. Now the jobs are split.
+ * - Producer and consumers: warpgroup 0 only issues TMA copies; warpgroups 1
+ *   and 2 only issue wgmma, each on 64 rows of the 128 x 256 tile. Each stage
+ *   has two mbarriers: full (its tile has landed, as in step 08) and empty
+ *   (both consumers are done with it: each arrives once its wgmma group for
+ *   the tile has completed). The producer refills a stage as soon as it is
+ *   empty; no barrier stops the whole block.
+ *
+ *     producer   copy 0 | copy 1 | copy 2 | copy 3 | wait empty 0, copy 4 | ...
+ *     consumers         | wait full 0, wgmma 0 | wgmma 1 | release 0 | ...
+ *
+ *   A stage's k-th use is its round: full's phase parity is the round's, and
+ *   the producer waits for empty on the parity before, which a fresh barrier
+ *   counts as done, so the first round needs no release.
+ * - Registers where they work: setmaxnreg.dec gives up the producer's
+ *   registers (it needs few), setmaxnreg.inc hands them to the consumers,
+ *   whose 128 accumulators each need them.
+ * - Persistent blocks: one block per SM walks the tiles of C, tile after
+ *   tile, in step 07's GROUP_M order, so the tiles in flight share A and B in
+ *   L2; the consumers' stores of one tile overlap the producer's copies of
+ *   the next.
+ *
+ * Why it is faster: the tensor cores wait for nothing the producer can do
+ * ahead of time, and a tile's epilogue no longer leaves the SM idle.
+ *
+ * What limits it now: the epilogue's stores still stop the consumers, and a
+ * tile's first wgmma waits for its data: what is left of cuBLAS's margin.
+ *
+ * Launch: one block per SM (fewer if C has fewer tiles), THREADS threads:
+ * a producer warpgroup and CONSUMERS consumer warpgroups, smem_bytes() of
+ * dynamic shared memory.
+ *
+ * Measured: see scripts/update_docs.sh.
+ */
+#include "gemm.h"
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+constexpr int BM = 128; // rows of C per block
+constexpr int BN = 256; // columns of C per block
+constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
+constexpr int STAGES = 4; // tiles in shared memory
+constexpr int GROUP_M = 8; // tile rows in one group of the block order
+constexpr int WGMMA_M = 64, WGMMA_N = BN, WGMMA_K = 16; // wgmma.m64n256k16
+constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's 16 x 8 tiles
+
+constexpr int WARP_SIZE = 32;
+constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
+constexpr int PIECE = 8;       // elements per 16-byte piece: 8 halves
+constexpr int LINE_PIECES = 8; // pieces per 128-byte line: the swizzle's span
+constexpr int QUAD = 4;        // lanes that share a row of an mma fragment
+
+constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
+constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
+// Registers per thread after setmaxnreg (multiples of 8). The block starts
+// with REGS each, the most 64K registers give THREADS threads; the producer
+// gives some up, and the consumers can take only what it gave: setmaxnreg.inc
+// waits until the block has them. Copies by every thread (the path for shapes
+// TMA cannot take) need more than TMA's one thread.
+constexpr int REGS = 65536 / THREADS / 8 * 8;
+constexpr int PRODUCER_REGS_TMA = 40, PRODUCER_REGS_COPY = 96;
+constexpr int consumer_regs(int producer_regs)
+{
+    return (REGS * (1 + CONSUMERS) - producer_regs) / CONSUMERS / 8 * 8;
+}
+constexpr int CONSUMER_REGS_TMA = consumer_regs(PRODUCER_REGS_TMA);
+constexpr int CONSUMER_REGS_COPY = consumer_regs(PRODUCER_REGS_COPY);
+constexpr int BOX_N = LINE_PIECES * PIECE;               // columns of B per TMA box
+constexpr int A_BYTES = BM * BK * (int)sizeof(__half);   // one stage of A
+constexpr int B_BYTES = BK * BN * (int)sizeof(__half);   // one stage of B
+constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of 128 bytes
+constexpr int FN = WGMMA_N / MMA_N;                      // 16 x 8 tiles per warp
+
+static_assert(BK == LINE_PIECES * PIECE, "a row of A's tile is one 128-byte swizzle line");
+static_assert(BM % WGMMA_M == 0 && BN % BOX_N == 0, "warpgroups and boxes cover the tile");
+static_assert(BK % WGMMA_K == 0, "whole wgmma slices per tile");
+static_assert(WGMMA_M == WARPGROUP / WARP_SIZE * MMA_M, "each warp holds MMA_M rows of D");
+static_assert(CONSUMER_REGS_COPY <= 255, "a thread holds at most 255 registers");
+static_assert(A_BYTES % SWIZZLE_ATOM == 0 && B_BYTES % SWIZZLE_ATOM == 0,
+              "every stage starts on a swizzle atom");
+
+// Shared memory for the ring, plus room to align it to a swizzle atom.
+constexpr int smem_bytes()
+{
+    return STAGES * (A_BYTES + B_BYTES) + SWIZZLE_ATOM;
+}
+
+// Where, in halves, piece c of row r goes, in a tile of CHUNKS pieces per row:
+// c XOR the number of the row's 128-byte line of banks (rows shorter than a
+// line share one), so the 8 rows an ldmatrix reads lie in 8 bank columns.
+template <int CHUNKS>
+__device__ int swizzle(int r, int c)
+{
+    constexpr int ROWS_PER_LINE = CHUNKS >= LINE_PIECES ? 1 : LINE_PIECES / CHUNKS;
+    constexpr int COLUMNS = CHUNKS >= LINE_PIECES ? LINE_PIECES : CHUNKS; // the XOR stays inside the row
+    return (r * CHUNKS + (c ^ (r / ROWS_PER_LINE % COLUMNS))) * PIECE;
+}
+
+__device__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+// ---- mbarriers: a 64-bit word in shared memory that counts arrivals and
+// expected bytes, and completes a phase when both reach zero.
+__device__ void mbar_init(uint64_t *bar, int arrivals)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(bar)), "r"(arrivals));
+}
+
+// One arrival, and bytes still to come from the copy engine.
+__device__ void mbar_arrive_expect(uint64_t *bar, int bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 : : "r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+
+__device__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" : : "r"(smem_addr(bar)) : "memory");
+}
+
+// Waits until the phase with this parity has completed.
+__device__ void mbar_wait(uint64_t *bar, int parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "WAIT_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT_%=;\n"
+                 "}\n"
+                 : : "r"(smem_addr(bar)), "r"(parity) : "memory");
+}
+
+// ---- TMA: the box of the tensor map whose first element is (c0, c1)
+// (innermost coordinate first) into shared memory; its bytes count down bar.
+__device__ void tma_load(__half *dst, const CUtensorMap *map, int c0, int c1, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n"
+                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
+                 : "memory");
+}
+
+// ---- wgmma
+// The descriptor of a matrix in shared memory (see the header). A K-major
+// swizzled operand has no leading offset: the PTX ISA takes it as 1 (16 bytes).
+constexpr int A_LEADING = 16;
+__device__ uint64_t descriptor(const __half *p, int leading_bytes, int stride_bytes)
+{
+    return (uint64_t)((smem_addr(p) & 0x3FFFF) >> 4) | (uint64_t)(leading_bytes >> 4) << 16 |
+           (uint64_t)(stride_bytes >> 4) << 32 | 1ull << 62;
+}
+
+__device__ void wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory");
+}
+
+__device__ void wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
+}
+
+// The warpgroup's registers per thread from here on: fewer, or more.
+template <int COUNT>
+__device__ void regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" : : "n"(COUNT));
+}
+
+template <int COUNT>
+__device__ void regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" : : "n"(COUNT));
+}
+
+// Waits until at most PENDING of this warpgroup's wgmma groups are in flight.
+template <int PENDING>
+__device__ void wgmma_wait(float (&d)[FN][4])
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" : : "n"(PENDING) : "memory");
+    // The accumulators are the wgmma's until here: tell the compiler so.
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            asm volatile("" : "+f"(d[j][i]) : : "memory");
+}
+
+// d += a * b on the tensor cores, issued by the whole warpgroup: A 64 x 16
+// (K-major), B 16 x 256 (N-major, so transposed: the last 1), D 64 x 256 float.
+__device__ void wgmma_64x256x16(float (&d)[FN][4], uint64_t a, uint64_t b)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, "
+                 "%8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, "
+                 "%24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, "
+                 "%56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, "
+                 "%72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, "
+                 "%88, %89, %90, %91, %92, %93, %94, %95, "
+                 "%96, %97, %98, %99, %100, %101, %102, %103, "
+                 "%104, %105, %106, %107, %108, %109, %110, %111, "
+                 "%112, %113, %114, %115, %116, %117, %118, %119, "
+                 "%120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129, p, 1, 1, 0, 1;\n"
+                 "}\n"
+                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]),
+                   "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+                   "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
+                   "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+                   "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
+                   "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+                   "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]),
+                   "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
+                   "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),
+                   "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]),
+                   "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
+                   "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]),
+                   "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
+                   "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
+                   "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3]),
+                   "+f"(d[16][0]), "+f"(d[16][1]), "+f"(d[16][2]), "+f"(d[16][3]),
+                   "+f"(d[17][0]), "+f"(d[17][1]), "+f"(d[17][2]), "+f"(d[17][3]),
+                   "+f"(d[18][0]), "+f"(d[18][1]), "+f"(d[18][2]), "+f"(d[18][3]),
+                   "+f"(d[19][0]), "+f"(d[19][1]), "+f"(d[19][2]), "+f"(d[19][3]),
+                   "+f"(d[20][0]), "+f"(d[20][1]), "+f"(d[20][2]), "+f"(d[20][3]),
+                   "+f"(d[21][0]), "+f"(d[21][1]), "+f"(d[21][2]), "+f"(d[21][3]),
+                   "+f"(d[22][0]), "+f"(d[22][1]), "+f"(d[22][2]), "+f"(d[22][3]),
+                   "+f"(d[23][0]), "+f"(d[23][1]), "+f"(d[23][2]), "+f"(d[23][3]),
+                   "+f"(d[24][0]), "+f"(d[24][1]), "+f"(d[24][2]), "+f"(d[24][3]),
+                   "+f"(d[25][0]), "+f"(d[25][1]), "+f"(d[25][2]), "+f"(d[25][3]),
+                   "+f"(d[26][0]), "+f"(d[26][1]), "+f"(d[26][2]), "+f"(d[26][3]),
+                   "+f"(d[27][0]), "+f"(d[27][1]), "+f"(d[27][2]), "+f"(d[27][3]),
+                   "+f"(d[28][0]), "+f"(d[28][1]), "+f"(d[28][2]), "+f"(d[28][3]),
+                   "+f"(d[29][0]), "+f"(d[29][1]), "+f"(d[29][2]), "+f"(d[29][3]),
+                   "+f"(d[30][0]), "+f"(d[30][1]), "+f"(d[30][2]), "+f"(d[30][3]),
+                   "+f"(d[31][0]), "+f"(d[31][1]), "+f"(d[31][2]), "+f"(d[31][3])
+                 : "l"(a), "l"(b), "r"(1));
+}
+
+// Eight consecutive halves (r, c..c+7) of the rows x cols matrix X, zero
+// outside it, loaded one by one: the path for any shape.
+__device__ uint4 load8(const __half *X, int rows, int cols, int r, int c)
+{
+    uint32_t w[4] = {};
+    if (r < rows)
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            if (c + i < cols)
+                w[i / 2] |= (uint32_t)__half_as_ushort(X[r * cols + c + i]) << (16 * (i % 2));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// C(r, c..c+1) = alpha * (x, y) + beta * C(r, c..c+1), inside C only; with
+// beta == 0, C is not read.
+template <bool VEC>
+__device__ void store2(float *C, int M, int N, int r, int c, float x, float y, float alpha,
+                       float beta)
+{
+    if (r >= M)
+        return;
+    if constexpr (VEC) {
+        if (c >= N)
+            return;
+        float2 *p = reinterpret_cast<float2 *>(&C[r * N + c]);
+        float2 out = make_float2(alpha * x, alpha * y);
+        if (beta != 0.0f) {
+            const float2 old = *p;
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+        }
+        *p = out;
+    } else {
+        const float vals[2] = { x, y };
+        for (int i = 0; i < 2; ++i)
+            if (c + i < N) {
+                float *p = &C[r * N + c + i];
+                *p = beta == 0.0f ? alpha * vals[i] : alpha * vals[i] + beta * *p;
+            }
+    }
+}
+
+// ---- load tiles: tile k0 of A and B into one stage, completing on its
+// barrier; run by the producer warpgroup. VEC: one thread issues TMA copies
+// (one box of A, BN / BOX_N of B) and arms the barrier with their bytes.
+// Otherwise (rows TMA cannot take) every producer thread copies its pieces
+// into the same swizzled layout itself, element by element; the tensor cores
+// read shared memory through the async proxy, so the writes are fenced for it
+// before each thread arrives.
+template <bool VEC>
+__device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
+                           const CUtensorMap *map_b, const __half *A, const __half *B, int M,
+                           int N, int K, int m0, int n0, int k0)
+{
+    if constexpr (VEC) {
+        if (threadIdx.x == 0) {
+            mbar_arrive_expect(bar, A_BYTES + B_BYTES);
+            tma_load(As, map_a, k0, m0, bar);
+#pragma unroll
+            for (int j = 0; j < BN / BOX_N; ++j)
+                tma_load(Bs + j * BK * BOX_N, map_b, n0 + j * BOX_N, k0, bar);
+        }
+    } else {
+        const int ar = threadIdx.x / LINE_PIECES, ac = threadIdx.x % LINE_PIECES;
+#pragma unroll
+        for (int i = 0; i < BM * LINE_PIECES / WARPGROUP; ++i) {
+            const int r = ar + i * (WARPGROUP / LINE_PIECES);
+            *reinterpret_cast<uint4 *>(&As[swizzle<LINE_PIECES>(r, ac)]) =
+                load8(A, M, K, m0 + r, k0 + ac * PIECE);
+        }
+        const int br = threadIdx.x / (BN / PIECE), bc = threadIdx.x % (BN / PIECE);
+#pragma unroll
+        for (int i = 0; i < BK * BN / PIECE / WARPGROUP; ++i) {
+            const int r = br + i * (WARPGROUP / (BN / PIECE));
+            *reinterpret_cast<uint4 *>(&Bs[bc / LINE_PIECES * BK * BOX_N +
+                                           swizzle<LINE_PIECES>(r, bc % LINE_PIECES)]) =
+                load8(B, K, N, k0 + r, n0 + bc * PIECE);
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" : : : "memory");
+        mbar_arrive(bar);
+    }
+}
+
+// The top-left element of tile number `tile` of C: numbered down the columns
+// of groups of GROUP_M tile rows, as step 07 numbered its blocks; the last
+// group may have fewer rows.
+__device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0)
+{
+    const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
+    const int group_rows = min(tiles_m - first_row, GROUP_M);
+    const int in_group = tile % (GROUP_M * tiles_n);
+    m0 = (first_row + in_group % group_rows) * BM;
+    n0 = in_group / group_rows * BN;
+}
+
+template <bool VEC>
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+            int M, int N, int K, float alpha, const __half *__restrict__ A,
+            const __half *__restrict__ B, float beta, float *__restrict__ C)
+{
+    extern __shared__ unsigned char smem_raw[];
+    __half *smem = reinterpret_cast<__half *>(
+        (reinterpret_cast<uintptr_t>(smem_raw) + SWIZZLE_ATOM - 1) / SWIZZLE_ATOM * SWIZZLE_ATOM);
+    __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
+    __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * BM * BK);
+    __shared__ uint64_t full[STAGES];  // stage s's tile has landed
+    __shared__ uint64_t empty[STAGES]; // every consumer is done with stage s
+
+    // Blocks stay: block b takes tiles b, b + gridDim.x, ... of C.
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int wg = threadIdx.x / WARPGROUP; // 0: the producer; 1..CONSUMERS: rows (wg - 1) * WGMMA_M on
+    const int warp = threadIdx.x % WARPGROUP / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
+    const int wm = (wg - 1) * WGMMA_M + warp * MMA_M; // a consumer warp's rows of D
+    const int tiles_k = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], VEC ? 1 : WARPGROUP);
+            mbar_init(&empty[s], CONSUMERS);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" : : : "memory");
+    }
+    __syncthreads(); // the barriers exist before anyone arrives or waits
+
+    // A k-tile's number among all this block copies or multiplies: stage
+    // n % STAGES, on that stage's round n / STAGES.
+    int n = 0;
+    if (wg == 0) {
+        regs_dec<VEC ? PRODUCER_REGS_TMA : PRODUCER_REGS_COPY>();
+        // ---- load tiles: every k-tile of every tile of this block, each
+        // into the next stage once the consumers have released it
+        for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+            int m0, n0;
+            tile_origin(tile, tiles_m, tiles_n, m0, n0);
+            for (int t = 0; t < tiles_k; ++t, ++n) {
+                mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
+                load_tiles<VEC>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b,
+                                A, B, M, N, K, m0, n0, t * BK);
+            }
+        }
+        return;
+    }
+
+    regs_inc<VEC ? CONSUMER_REGS_TMA : CONSUMER_REGS_COPY>();
+    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        float acc[FN][4] = {};
+        for (int t = 0; t < tiles_k; ++t, ++n) {
+            mbar_wait(&full[n % STAGES], n / STAGES % 2);
+
+            // ---- compute: BK / WGMMA_K wgmma, one group; this warpgroup's
+            // rows of A, and all of B
+            wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < BK; k += WGMMA_K)
+                wgmma_64x256x16(acc,
+                                descriptor(&As[n % STAGES][(wg - 1) * WGMMA_M * BK + k], A_LEADING,
+                                           SWIZZLE_ATOM),
+                                descriptor(&Bs[n % STAGES][k * BOX_N],
+                                           BK * BOX_N * (int)sizeof(__half), SWIZZLE_ATOM));
+            wgmma_commit();
+            // The previous k-tile's group is done (this one may still run):
+            // its stage goes back to the producer.
+            wgmma_wait<1>(acc);
+            if (t > 0 && threadIdx.x % WARPGROUP == 0)
+                mbar_arrive(&empty[(n - 1) % STAGES]);
+        }
+        wgmma_wait<0>(acc);
+        if (threadIdx.x % WARPGROUP == 0)
+            mbar_arrive(&empty[(n - 1) % STAGES]);
+
+        // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
+        // straight from the accumulators, while the producer copies the next
+        // tile: rows g and g + MMA_M / 2 of each mma tile
+        const int g = lane / QUAD, tc = lane % QUAD * 2;
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                store2<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,
+                            acc[j][2 * h], acc[j][2 * h + 1], alpha, beta);
+    }
+}
+
+// The tensor map of a rows x cols matrix of halves, read in boxes of
+// box_rows x box_cols with the 128-byte swizzle; parts of a box outside the
+// matrix arrive as zeros. Returns false if the driver cannot make it.
+static bool tensor_map(CUtensorMap *map, const void *X, int rows, int cols, int box_rows,
+                       int box_cols)
+{
+    // cuTensorMapEncodeTiled is a driver function: the runtime hands it out,
+    // so the program needs no link to the driver library.
+    static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
+    if (!encode) {
+        cudaDriverEntryPointQueryResult found;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
+                                             cudaEnableDefault, &found) != cudaSuccess ||
+            found != cudaDriverEntryPointSuccess)
+            return false;
+    }
+    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }; // innermost first
+    const cuuint64_t row_bytes[1] = { (cuuint64_t)cols * sizeof(__half) };
+    const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows };
+    const cuuint32_t steps[2] = { 1, 1 };
+    return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims,
+                  row_bytes, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
+           CUDA_SUCCESS;
+}
+
+template <bool VEC>
+static void launch(const CUtensorMap &map_a, const CUtensorMap &map_b, int M, int N, int K,
+                   float alpha, const void *A, const void *B, float beta, float *C)
+{
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    cudaFuncSetAttribute(gemm_kernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         smem_bytes());
+    // One block per SM, each walking its share of the tiles.
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    gemm_kernel<VEC><<<min(tiles, sms), THREADS, smem_bytes()>>>(map_a, map_b, M, N, K, alpha,
+                                                       (const __half *)A, (const __half *)B,
+                                                       beta, C);
+}
+
+extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
+                            const void *B, float beta, float *C)
+{
+    // The TMA path: the copy engine needs 16-byte aligned rows and base
+    // addresses (K and N multiples of 8, A and B aligned), and the 16-byte
+    // path's stores need C aligned too. Any other shape takes the same
+    // kernel with copies by every thread.
+    CUtensorMap map_a = {}, map_b = {};
+    const bool vec = K % 8 == 0 && N % 8 == 0 &&
+                     ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0 &&
+                     tensor_map(&map_a, A, M, K, BM, BK) && tensor_map(&map_b, B, K, N, BK, BOX_N);
+    if (vec)
+        launch<true>(map_a, map_b, M, N, K, alpha, A, B, beta, C);
+    else
+        launch<false>(map_a, map_b, M, N, K, alpha, A, B, beta, C);
+}
