@@ -23,18 +23,18 @@ NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xptxas -warn-spills,-warn-lmem-usage
 CFLAGS ?= -O3 -std=c11 -Wall -Wextra -Wpedantic
 LDLIBS := -lcublas
 
-STEPS := $(sort $(patsubst %/main.c,%,$(wildcard step[0-9][0-9]_*/main.c)))
+ALL_STEPS := $(sort $(patsubst %/main.c,%,$(wildcard step[0-9][0-9]_*/main.c)))
 SHORT = $(firstword $(subst _, ,$(1)))
 COMMON_HDRS := $(wildcard common/*.h)
 COMMON_OBJS := common/half.o common/options.o common/step.o common/check.o common/harness.o
 
 # Each step's -gencode flags, from the architecture its main.c declares
 # (scripts/arch.sh), or "left out: <why>" when ARCH cannot run it.
-$(foreach s,$(STEPS),$(eval GENCODE_$(s) := $(shell bash scripts/arch.sh gencode $(s) $(ARCH))))
-LEFT_OUT := $(foreach s,$(STEPS),$(if $(filter left,$(firstword $(GENCODE_$(s)))),$(s)))
-BUILT := $(filter-out $(LEFT_OUT),$(STEPS))
+$(foreach s,$(ALL_STEPS),$(eval GENCODE_$(s) := $(shell bash scripts/arch.sh gencode $(s) $(ARCH))))
+LEFT_OUT := $(foreach s,$(ALL_STEPS),$(if $(filter left,$(firstword $(GENCODE_$(s)))),$(s)))
+BUILT := $(filter-out $(LEFT_OUT),$(ALL_STEPS))
 
-.PHONY: all test bench regs profile sass lesson help clean FORCE $(STEPS) $(foreach s,$(STEPS),$(call SHORT,$(s)))
+.PHONY: all test bench regs profile sass lesson help clean FORCE $(ALL_STEPS) $(foreach s,$(ALL_STEPS),$(call SHORT,$(s)))
 .SECONDARY:
 
 # A step ARCH cannot run is left out with one line saying why (and a binary
@@ -93,7 +93,7 @@ bench: all
 	+@bash scripts/run_all.sh
 
 regs:
-	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" bash scripts/regs.sh $(STEPS)
+	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" bash scripts/regs.sh $(ALL_STEPS)
 
 # make lesson STEP=04; make profile STEP=07 [SIZE=4096];
 # make sass STEP=06 [SASS_FLAGS="--loop"]
@@ -121,8 +121,8 @@ help:
 	@echo 'Variables: ARCH=sm_90 (one GPU; compute_75 for PTX only; default: the GPU found,'
 	@echo 'or every architecture each step runs on), NVCC=nvcc, CC=cc, NVCCFLAGS, CFLAGS.'
 	@echo 'Steps and the oldest GPU each runs on:'
-	@$(foreach s,$(STEPS),echo "  $(s) $$(bash scripts/arch.sh need $(s))";)
+	@$(foreach s,$(ALL_STEPS),echo "  $(s) $$(bash scripts/arch.sh need $(s))";)
 
 clean:
 	rm -f common/*.o common/test_common common/.build-config \
-	    $(foreach s,$(STEPS),$(s)/*.o $(s)/run $(s)/.build-config $(call SHORT,$(s)))
+	    $(foreach s,$(ALL_STEPS),$(s)/*.o $(s)/run $(s)/.build-config $(call SHORT,$(s)))
