@@ -114,7 +114,7 @@ top=$(for r in "${rows[@]}"; do get "$r" tflops; done | sort -g | tail -n 1)
 
 echo "GEMM M=$m N=$n K=$k on ${gpu//_/ } (CUDA $cuda), $(date -u +%Y-%m-%d); median of $iters runs each"
 echo
-fmt='%-22s %-15s %-9s %9s %8s %9s %7s %9s  %-12s %s\n'
+fmt='%-24s %-17s %-9s %9s %8s %9s %7s %9s  %-12s %s\n'
 printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check "TFLOPS, to scale"
 [ -n "$csv" ] && echo "step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check" >"$csv"
 first=${steps[0]} prev=""
