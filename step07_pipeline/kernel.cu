@@ -35,7 +35,7 @@
  * smem_bytes(STAGES) of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 460.31 TFLOPS, 63.8% of cuBLAS GemmEx, 1.37x step 06
+ * Measured: 471.30 TFLOPS, 64.6% of cuBLAS GemmEx, 1.39x step 06
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-22).
  */
 #include "gemm.h"
