@@ -22,7 +22,7 @@
 #include "gemm.h"
 
 constexpr int BM = 32; // rows of C per block
-constexpr int BN = 32; // columns of C per block
+constexpr int BN = 32; // columns of C per block: one warp spans them, so B and C accesses coalesce
 constexpr int BK = 32; // depth of the shared tiles
 constexpr int STAGES = 2; // tiles in shared memory: one computed on, one being filled
 static_assert(BM == BK && BN == BK, "square tiles: each thread copies one element of each");
