@@ -35,7 +35,8 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
     if (row >= M || col >= N)
         return;
 
-    // ---- load tiles, compute: one loop, single elements for tiles
+    // ---- load tiles: none; the compute loop loads single elements of A and B
+    // ---- compute: one multiply-add per k, straight from global memory
     float acc = 0.0f;
     for (int k = 0; k < K; ++k)
         acc += A[row * K + k] * B[k * N + col];
