@@ -54,9 +54,12 @@ static void *host_alloc(size_t bytes)
     return p;
 }
 
-static size_t input_size(enum input_type input)
+/* How the GPU sums a step's products: half inputs go to the tensor cores in
+ * every step that takes them, as in cuBLAS GemmEx; float inputs to FFMA, as
+ * in cuBLAS SGEMM. */
+static enum summation summation(enum input_type input)
 {
-    return input == INPUT_FP16 ? sizeof(uint16_t) : sizeof(float);
+    return input == INPUT_FP16 ? SUM_TRUNCATED : SUM_ROUNDED;
 }
 
 static int full_reference(int M, int N, int K)
@@ -109,7 +112,7 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
 {
     prog = step->name;
     const double M = opt->M, N = opt->N, K = opt->K;
-    const double in = (double)input_size(step->input);
+    const double in = input_bytes(step->input);
     const int full = full_reference(opt->M, opt->N, opt->K);
 
     /* Host: A and B as float (the reference reads them), the old C when beta
@@ -149,14 +152,10 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
         return 2;
     }
     if (!arch_runs_on(&need, gpu->major, gpu->minor)) {
-        if (need.exact)
-            fprintf(stderr, "%s: needs %s, a %s GPU (compute capability %d.%d); GPU %d, %s, is "
-                            "%d.%d\n", prog, step->arch, arch_family(need.major, need.minor),
-                    need.major, need.minor, dev, gpu->name, gpu->major, gpu->minor);
-        else
-            fprintf(stderr, "%s: needs %s, compute capability %d.%d or newer (%s or later); GPU "
-                            "%d, %s, is %d.%d\n", prog, step->arch, need.major, need.minor,
-                    arch_family(need.major, need.minor), dev, gpu->name, gpu->major, gpu->minor);
+        char words[128];
+        describe_need(step->arch, words, sizeof words);
+        fprintf(stderr, "%s: needs %s; GPU %d, %s, is %d.%d\n", prog, words, dev, gpu->name,
+                gpu->major, gpu->minor);
         return 2;
     }
 
@@ -204,13 +203,11 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
         fill_random(p->C0, c_n, &state, 0);
     }
 
-    /* Half inputs go to the tensor cores in every step that takes them, as
-     * they do in cuBLAS GemmEx; float inputs to FFMA, as in cuBLAS SGEMM. */
     p->host = (struct gemm_data){ M, N, K, opt->alpha, opt->beta, p->A, p->B, p->C0,
-                                  to_half ? SUM_TRUNCATED : SUM_ROUNDED };
+                                  summation(step->input) };
 
-    CUDA_CHECK(cudaMalloc(&p->dA, a_n * input_size(p->input)));
-    CUDA_CHECK(cudaMalloc(&p->dB, b_n * input_size(p->input)));
+    CUDA_CHECK(cudaMalloc(&p->dA, a_n * input_bytes(p->input)));
+    CUDA_CHECK(cudaMalloc(&p->dB, b_n * input_bytes(p->input)));
     CUDA_CHECK(cudaMalloc((void **)&p->dC, c_n * sizeof(float)));
     upload(p->dA, p->A, a_n, p->input);
     upload(p->dB, p->B, b_n, p->input);
@@ -422,8 +419,7 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
         printf("\n");
         if (check->nonfinite)
             printf("  check      FAIL: %lld elements are NaN or Inf\n", check->nonfinite);
-        const long long limit = check_power_limit(
-            step->input == INPUT_FP16 ? SUM_TRUNCATED : SUM_ROUNDED);
+        const long long limit = check_power_limit(summation(step->input));
         if (opt->K >= limit)
             printf("  check      blind spot: from K = %lld on (%s sums), a result missing 8\n"
                    "             consecutive products passes for most elements: rounding\n"

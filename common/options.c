@@ -19,19 +19,12 @@ static const struct options DEFAULTS = {
  * path to it); messages name the step. */
 static void usage(const char *cmd, const struct step *step)
 {
-    struct arch a = { 0, 0, 0 };
-    parse_arch(step->arch, &a);
+    char need[128];
+    describe_need(step->arch, need, sizeof need);
     printf("usage: %s [options]\n"
            "%s: C = alpha * A x B + beta * C on the GPU, checked, and timed against\n"
-           "cuBLAS on the same data. ",
-           cmd, step->name);
-    if (a.exact)
-        printf("Needs a %s GPU, compute capability %d.%d (%s).\n", arch_family(a.major, a.minor),
-               a.major, a.minor, step->arch);
-    else
-        printf("Needs compute capability %d.%d or newer (%s: %s or later).\n", a.major, a.minor,
-               step->arch, arch_family(a.major, a.minor));
-    printf("\n"
+           "cuBLAS on the same data. Needs %s.\n"
+           "\n"
            "  -m M, -n N, -k K   matrix sizes: A is M x K, B is K x N (default %d each)\n"
            "  -s S, --size S     set M, N and K to S\n"
            "  --alpha X          scale of A x B (default %g)\n"
@@ -45,8 +38,8 @@ static void usage(const char *cmd, const struct step *step)
            "Numbers are decimal: 1000, +12, -1.5, 2.5e-3; no spaces, no hex.\n"
            "Exit status: 0 success, 1 check failed or CUDA error, 2 bad input or no\n"
            "usable GPU.\n",
-           DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, DEFAULTS.warmup, DEFAULTS.iters,
-           (unsigned long long)DEFAULTS.seed);
+           cmd, step->name, need, DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, DEFAULTS.warmup,
+           DEFAULTS.iters, (unsigned long long)DEFAULTS.seed);
 }
 
 /* One line on stderr naming the problem; returns the exit code for bad input. */
@@ -202,7 +195,7 @@ int parse_options(int argc, char **argv, const struct step *step, struct options
         }
     }
 
-    const int in = step->input == INPUT_FP16 ? 2 : 4;
+    const int in = input_bytes(step->input);
     if (too_large(prog, "A", opt->M, opt->K, in) || too_large(prog, "B", opt->K, opt->N, in) ||
         too_large(prog, "C", opt->M, opt->N, 4))
         return 2;

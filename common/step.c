@@ -1,6 +1,7 @@
 #include "step.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 int parse_arch(const char *s, struct arch *a)
@@ -29,7 +30,8 @@ int arch_runs_on(const struct arch *a, int major, int minor)
     return major * 10 + minor >= a->major * 10 + a->minor;
 }
 
-const char *arch_family(int major, int minor)
+/* The architecture's family name ("Turing", "Hopper" ...). */
+static const char *arch_family(int major, int minor)
 {
     switch (major) {
     case 7: return minor >= 5 ? "Turing" : "Volta";
@@ -38,4 +40,22 @@ const char *arch_family(int major, int minor)
     case 10: case 11: case 12: return "Blackwell";
     default: return major < 7 ? "pre-Volta" : "a newer architecture";
     }
+}
+
+void describe_need(const char *arch, char *buf, size_t size)
+{
+    struct arch a;
+    if (!parse_arch(arch, &a))
+        snprintf(buf, size, "%s", arch);
+    else if (a.exact)
+        snprintf(buf, size, "%s, a %s GPU (compute capability %d.%d)", arch,
+                 arch_family(a.major, a.minor), a.major, a.minor);
+    else
+        snprintf(buf, size, "%s, compute capability %d.%d or newer (%s or later)", arch, a.major,
+                 a.minor, arch_family(a.major, a.minor));
+}
+
+int input_bytes(enum input_type input)
+{
+    return input == INPUT_FP16 ? 2 : 4; /* IEEE half, or float */
 }

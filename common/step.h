@@ -10,6 +10,8 @@
 #ifndef STEP_H
 #define STEP_H
 
+#include <stddef.h>
+
 enum input_type { INPUT_FP32, INPUT_FP16 };
 
 struct step {
@@ -31,7 +33,12 @@ int parse_arch(const char *s, struct arch *a);
 /* Whether a GPU of compute capability major.minor runs code built for a. */
 int arch_runs_on(const struct arch *a, int major, int minor);
 
-/* The architecture's family name for messages ("Turing", "Hopper" ...). */
-const char *arch_family(int major, int minor);
+/* What a step's arch asks of the GPU, in words for messages: "sm_80,
+ * compute capability 8.0 or newer (Ampere or later)", or "sm_90a, a Hopper
+ * GPU (compute capability 9.0)". */
+void describe_need(const char *arch, char *buf, size_t size);
+
+/* Bytes of one element of A or B. */
+int input_bytes(enum input_type input);
 
 #endif

@@ -4,6 +4,8 @@
 #   static const struct step STEP = { "step06_mma_ptx", INPUT_FP16, "sm_80" };
 #
 #   scripts/arch.sh need STEP            sm_80
+#   scripts/arch.sh input STEP           fp16 or fp32: what A and B hold (the
+#                                        same line's second field)
 #   scripts/arch.sh gencode STEP [ARCH]  the step's nvcc -gencode flags, or
 #                                        "left out: <why>" when ARCH cannot run it
 #
@@ -17,12 +19,25 @@ SUPPORTED=(75 80 86 89 90)
 
 die() { echo "arch.sh: $*" >&2; exit 2; }
 
-need() {
-    local main=$1/main.c line
+# The STEP line of a step's main.c.
+step_line() {
+    local main=$1/main.c
     [ -f "$main" ] || die "no $main"
-    line=$(grep -E '^static const struct step STEP = \{' "$main")
-    [[ $line =~ \"(sm_[0-9]+a?)\"\ *\}\; ]] || die "$main: no arch (\"sm_NN\") at the end of the STEP line"
+    grep -E '^static const struct step STEP = \{' "$main" || die "$main: no STEP line"
+}
+
+need() {
+    local line
+    line=$(step_line "$1") || exit 2
+    [[ $line =~ \"(sm_[0-9]+a?)\"\ *\}\; ]] || die "$1/main.c: no arch (\"sm_NN\") at the end of the STEP line"
     echo "${BASH_REMATCH[1]}"
+}
+
+input() {
+    local line
+    line=$(step_line "$1") || exit 2
+    [[ $line =~ INPUT_(FP16|FP32) ]] || die "$1/main.c: no INPUT_FP16 or INPUT_FP32 in the STEP line"
+    echo "${BASH_REMATCH[1],,}"
 }
 
 gencode() {
@@ -64,6 +79,7 @@ gencode() {
 
 case ${1:-} in
     need) [ $# -eq 2 ] || die "usage: arch.sh need STEP"; need "${2%/}" ;;
+    input) [ $# -eq 2 ] || die "usage: arch.sh input STEP"; input "${2%/}" ;;
     gencode) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: arch.sh gencode STEP [ARCH]"; gencode "${2%/}" "${3:-}" ;;
-    *) die "usage: arch.sh need STEP | arch.sh gencode STEP [ARCH]" ;;
+    *) die "usage: arch.sh need STEP | arch.sh input STEP | arch.sh gencode STEP [ARCH]" ;;
 esac

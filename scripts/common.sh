@@ -3,6 +3,14 @@
 # One line on stderr, exit 2: die SCRIPT MESSAGE
 die() { echo "$1: $2" >&2; exit 2; }
 
+# Option $2's value $3 must be a positive decimal integer, as the steps take
+# them (an optional +, digits): positive_int SCRIPT OPTION [VALUE ...]
+positive_int() {
+    [ $# -ge 3 ] || die "$1" "$2 needs a value"
+    [[ $3 =~ ^\+?[0-9]+$ ]] && [ "$((10#${3#+}))" -ge 1 ] 2>/dev/null ||
+        die "$1" "$2 needs a positive integer, got '$3'"
+}
+
 # The folder of a step given as 07, step07 or step07_pipeline.
 find_step() {
     local script=$1 want=$2 dir
@@ -13,6 +21,9 @@ find_step() {
     done
     die "$script" "no step '$2' (the steps: $(ls -d step[0-9][0-9]_*/ | tr -d / | tr '\n' ' '))"
 }
+
+# C++ names as written (c++filt) where the tool is there.
+demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 
 # a / b to two decimals, or - when either is missing.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }

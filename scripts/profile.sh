@@ -26,8 +26,7 @@ USAGE
 step="" size=""
 while [ $# -gt 0 ]; do
     case $1 in
-        -s|--size) [[ ${2:-} =~ ^[0-9]+$ ]] || die profile.sh "$1 needs a positive integer"
-                   size=$2; shift 2 ;;
+        -s|--size) positive_int profile.sh "$@"; size=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) die profile.sh "unknown option '$1' (see --help)" ;;
         *) step=$(find_step profile.sh "$1") || exit 2; shift ;;
@@ -45,7 +44,7 @@ NCU=${NCU:-ncu}
 command -v "$NCU" >/dev/null ||
     die profile.sh "needs Nsight Compute (ncu), which is not on PATH: it comes with the CUDA toolkit (or set NCU=/path/to/ncu)"
 fp16=0
-grep -q INPUT_FP16 "$step/main.c" && fp16=1
+[ "$(bash scripts/arch.sh input "$step")" = fp16 ] && fp16=1
 [ -n "$size" ] || size=$([ $fp16 = 1 ] && echo 8192 || echo 4096)
 
 stalls="barrier branch_resolving dispatch_stall drain gmma imc_miss lg_throttle long_scoreboard

@@ -9,11 +9,11 @@
 # kernel does not compile (with the compiler's first error).
 set -u
 cd "$(dirname "$0")/.."
+source scripts/common.sh
 
 NVCC=${NVCC:-nvcc}
 NVCCFLAGS=${NVCCFLAGS:--O3 -lineinfo -std=c++17}
 [ $# -gt 0 ] || set -- step[0-9][0-9]_*/
-demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

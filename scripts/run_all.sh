@@ -20,21 +20,14 @@ usage: scripts/run_all.sh [-s SIZE | -m M -n N -k K] [--iters N] [--csv FILE]
 USAGE
 }
 
-# A positive decimal integer, as the steps take it.
-number() {
-    [ $# -ge 2 ] || die run_all.sh "$1 needs a value"
-    [[ $2 =~ ^\+?[0-9]+$ ]] && [ "$((10#${2#+}))" -ge 1 ] 2>/dev/null ||
-        die run_all.sh "$1 needs a positive integer, got '$2'"
-}
-
 m=4096 n=4096 k=4096 iters=20 csv=""
 while [ $# -gt 0 ]; do
     case $1 in
-        -s|--size) number "$@"; m=$2 n=$2 k=$2; shift 2 ;;
-        -m) number "$@"; m=$2; shift 2 ;;
-        -n) number "$@"; n=$2; shift 2 ;;
-        -k) number "$@"; k=$2; shift 2 ;;
-        --iters) number "$@"; iters=$2; shift 2 ;;
+        -s|--size) positive_int run_all.sh "$@"; m=$2 n=$2 k=$2; shift 2 ;;
+        -m) positive_int run_all.sh "$@"; m=$2; shift 2 ;;
+        -n) positive_int run_all.sh "$@"; n=$2; shift 2 ;;
+        -k) positive_int run_all.sh "$@"; k=$2; shift 2 ;;
+        --iters) positive_int run_all.sh "$@"; iters=$2; shift 2 ;;
         --csv) [ $# -ge 2 ] || die run_all.sh "--csv needs a file name"; csv=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) die run_all.sh "unknown option '$1' (see --help)" ;;

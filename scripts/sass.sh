@@ -51,7 +51,6 @@ fi
 
 sass=$(mktemp)
 trap 'rm -f "$sass"' EXIT
-demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 cuobjdump --dump-sass -arch "$arch" "$obj" | demangle >"$sass"
 [ "${PIPESTATUS[0]}" -eq 0 ] || die sass.sh "cuobjdump failed on $obj"
 

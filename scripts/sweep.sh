@@ -26,15 +26,12 @@ while [ $# -gt 0 ]; do
     case $1 in
         --steps) [ $# -ge 2 ] || die sweep.sh "--steps needs a list"; want=$2; shift 2 ;;
         --sizes) [ $# -ge 2 ] || die sweep.sh "--sizes needs a list"; sizes=$2; shift 2 ;;
-        --iters) [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] || die sweep.sh "--iters needs a positive integer"
-                 iters=$2; shift 2 ;;
+        --iters) positive_int sweep.sh "$@"; iters=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) die sweep.sh "unknown option '$1' (see --help)" ;;
     esac
 done
-for size in $sizes; do
-    [[ $size =~ ^[0-9]+$ ]] && [ "$size" -ge 1 ] || die sweep.sh "sizes are positive integers, got '$size'"
-done
+for size in $sizes; do positive_int sweep.sh --sizes "$size"; done
 steps=()
 for s in $want; do steps+=("$(find_step sweep.sh "$s")") || exit 2; done
 ${MAKE:-make} --no-print-directory all >/dev/null || die sweep.sh "the build failed (run make to see why)"

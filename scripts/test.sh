@@ -126,7 +126,7 @@ for s in "${built[@]}"; do
     done
     # The size message counts the bytes of what A holds: half from step 05 on.
     ./"$s"/run -s 65536 >"$log.out" 2>"$log"
-    if grep -q INPUT_FP16 "$s/main.c"; then want="8.0 GiB of half"; else want="16.0 GiB of float"; fi
+    if [ "$(bash scripts/arch.sh input "$s")" = fp16 ]; then want="8.0 GiB of half"; else want="16.0 GiB of float"; fi
     if grep -q "^$s: A would be .*($want)" "$log"; then
         pass "$s -s 65536: the size error counts $want"
     else
