@@ -23,6 +23,16 @@
 constexpr int BM = 16; // rows of C per block
 constexpr int BN = 32; // columns of C per block: one warp spans them, so B and C accesses coalesce
 
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
+{
+    if (r >= M || c >= N)
+        return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
 __global__ void __launch_bounds__(BM * BN)
 gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
             const float *__restrict__ B, float beta, float *__restrict__ C)
@@ -42,8 +52,7 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
         acc += A[row * K + k] * B[k * N + col];
 
     // ---- epilogue: alpha, beta, store (with beta == 0, C is not read)
-    float *c = &C[row * N + col];
-    *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+    store(C, M, N, row, col, acc, alpha, beta);
 }
 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,

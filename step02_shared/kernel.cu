@@ -33,6 +33,16 @@ __device__ float load_or_zero(const float *X, int rows, int cols, int r, int c)
     return r < rows && c < cols ? X[r * cols + c] : 0.0f;
 }
 
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
+{
+    if (r >= M || c >= N)
+        return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
 __global__ void __launch_bounds__(BM * BN)
 gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
             const float *__restrict__ B, float beta, float *__restrict__ C)
@@ -63,10 +73,7 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
     }
 
     // ---- epilogue: alpha, beta, store (with beta == 0, C is not read)
-    if (row < M && col < N) {
-        float *c = &C[row * N + col];
-        *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
-    }
+    store(C, M, N, row, col, acc, alpha, beta);
 }
 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
