@@ -2,9 +2,10 @@
 # Registers, shared memory, stack frame and spills of every kernel of the
 # given steps, per architecture, as ptxas reports them. ptxas sees static
 # shared memory only; a kernel that takes dynamic shared memory at launch
-# (step 07, smem_bytes() in its kernel.cu) shows 0 there. Run through
-# `make regs`, which passes the build's NVCC, NVCCFLAGS and ARCH; each step
-# is compiled for the architectures the build gives it (scripts/arch.sh).
+# (steps 07-09: STAGE_BYTES or SMEM_BYTES in their kernel.cu) shows 0
+# there. Run through `make regs`, which passes the build's NVCC, NVCCFLAGS
+# and ARCH; each step is compiled for the architectures the build gives it
+# (scripts/arch.sh).
 # Exits 1 if any kernel spills or uses a stack frame (local memory), 2 if a
 # kernel does not compile (with the compiler's first error).
 set -u

@@ -12,8 +12,8 @@
  * warp read 128 consecutive bytes and shared memory serves them in one pass.
  * The second idea: 16-byte (float4) loads and stores, global and shared,
  * when K and N are multiples of 4; the launcher picks that kernel (VEC) or
- * the one with scalar, bounds-checked accesses (46.5 TFLOPS, against 36.4
- * with scalar accesses only, 4096^3 on the H200).
+ * the one with step 03's scalar, bounds-checked load_or_zero and store
+ * (46.5 TFLOPS, against 36.4 with scalar accesses only, 4096^3 on the H200).
  *
  * Why it is faster: the FMA units, not shared memory, now set the pace.
  *
@@ -59,6 +59,12 @@ static_assert(A_LOADS * PIECE * THREADS == BM * BK && B_LOADS * PIECE * THREADS 
 static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0,
               "a thread's pieces of a tile sit in one column of pieces");
 
+// Element (r, c) of the rows x cols matrix X, or 0 outside it.
+__device__ float load_or_zero(const float *X, int rows, int cols, int r, int c)
+{
+    return r < rows && c < cols ? X[r * cols + c] : 0.0f;
+}
+
 // Four consecutive elements (r, c..c+3) of the rows x cols matrix X, zero
 // outside it. VEC: one 16-byte load; needs cols % 4 == 0 and an aligned X,
 // so that c..c+3 are all inside or all outside.
@@ -69,59 +75,59 @@ __device__ float4 load4(const float *X, int rows, int cols, int r, int c)
         return r < rows && c < cols ? *reinterpret_cast<const float4 *>(&X[r * cols + c])
                                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     } else {
-        float v[4] = {};
-        if (r < rows)
-            for (int i = 0; i < 4; ++i)
-                if (c + i < cols)
-                    v[i] = X[r * cols + c + i];
-        return make_float4(v[0], v[1], v[2], v[3]);
+        return make_float4(load_or_zero(X, rows, cols, r, c), load_or_zero(X, rows, cols, r, c + 1),
+                           load_or_zero(X, rows, cols, r, c + 2), load_or_zero(X, rows, cols, r, c + 3));
     }
 }
 
-// C(r, c..c+3) = alpha * v + beta * C(r, c..c+3), inside C only; with
-// beta == 0, C is not read.
-template <bool VEC>
-__device__ void store4(float *C, int M, int N, int r, int c, float4 v, float alpha, float beta)
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
 {
-    if (r >= M)
+    if (r >= M || c >= N)
         return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
+// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
+// are inside or all outside.
+template <bool VEC, typename V>
+__device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, float beta)
+{
+    constexpr int W = sizeof(V) / sizeof(float);
+    float *x = reinterpret_cast<float *>(&v);
     if constexpr (VEC) {
-        if (c >= N)
+        if (r >= M || c >= N)
             return;
-        float4 *p = reinterpret_cast<float4 *>(&C[r * N + c]);
-        float4 out = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            x[i] *= alpha;
         if (beta != 0.0f) {
-            const float4 old = *p;
-            out.x += beta * old.x;
-            out.y += beta * old.y;
-            out.z += beta * old.z;
-            out.w += beta * old.w;
+            const V old = *p;
+#pragma unroll
+            for (int i = 0; i < W; ++i)
+                x[i] += beta * reinterpret_cast<const float *>(&old)[i];
         }
-        *p = out;
+        *p = v;
     } else {
-        const float vals[4] = { v.x, v.y, v.z, v.w };
-        for (int i = 0; i < 4; ++i)
-            if (c + i < N) {
-                float *p = &C[r * N + c + i];
-                *p = beta == 0.0f ? alpha * vals[i] : alpha * vals[i] + beta * *p;
-            }
+        for (int i = 0; i < W; ++i)
+            store(C, M, N, r, c + i, x[i], alpha, beta);
     }
 }
 
-// ---- load tiles, first half: this thread's pieces of the tiles at k0,
-// global -> registers; they sit in one column of pieces, THREADS / CHUNKS apart
-template <bool VEC>
-__device__ void load_tiles(const float *A, const float *B, int M, int N, int K, int m0,
-                           int n0, int k0, float4 (&a)[A_LOADS], float4 (&b)[B_LOADS])
+// ---- load tiles, first half: this thread's pieces of the tile of X at
+// (r0, c0), global -> registers; they sit in one column of pieces, THREADS /
+// CHUNKS rows apart
+template <bool VEC, int CHUNKS, int LOADS>
+__device__ void load_tile(float4 (&x)[LOADS], const float *X, int rows, int cols, int r0, int c0)
 {
-    const int ar = threadIdx.x / A_CHUNKS, ac = threadIdx.x % A_CHUNKS;
-    const int br = threadIdx.x / B_CHUNKS, bc = threadIdx.x % B_CHUNKS;
+    const int r = threadIdx.x / CHUNKS, c = threadIdx.x % CHUNKS;
 #pragma unroll
-    for (int i = 0; i < A_LOADS; ++i)
-        a[i] = load4<VEC>(A, M, K, m0 + ar + i * (THREADS / A_CHUNKS), k0 + ac * PIECE);
-#pragma unroll
-    for (int i = 0; i < B_LOADS; ++i)
-        b[i] = load4<VEC>(B, K, N, k0 + br + i * (THREADS / B_CHUNKS), n0 + bc * PIECE);
+    for (int i = 0; i < LOADS; ++i)
+        x[i] = load4<VEC>(X, rows, cols, r0 + r + i * (THREADS / CHUNKS), c0 + c * PIECE);
 }
 
 // ---- load tiles, second half: registers -> shared, A transposed
@@ -162,7 +168,8 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
 
     // ---- load tiles: the first one into stage 0
     float4 a_next[A_LOADS], b_next[B_LOADS];
-    load_tiles<VEC>(A, B, M, N, K, m0, n0, 0, a_next, b_next);
+    load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, 0);
+    load_tile<VEC, B_CHUNKS>(b_next, B, K, N, 0, n0);
     store_tiles(As[0], Bs[0], a_next, b_next);
     __syncthreads();
 
@@ -173,7 +180,9 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
         // ---- load tiles: global -> registers for tile t + 1, issued now so
         // the loads are in flight during the compute (past the last tile
         // they read nothing and give zeros)
-        load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 1) * BK, a_next, b_next);
+        const int k0 = (t + 1) * BK;
+        load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, k0);
+        load_tile<VEC, B_CHUNKS>(b_next, B, K, N, k0, n0);
 
         // ---- compute: one outer product per k, from registers
 #pragma unroll
@@ -198,15 +207,12 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
 
     // ---- epilogue: alpha, beta, store (with beta == 0, C is not read)
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const int r = m0 + wm + i / PIECE * (WM / 2) + tm + i % PIECE;
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; j += PIECE) {
-            const int c = n0 + wn + j / PIECE * (WN / 2) + tn;
-            const float4 v = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-            store4<VEC>(C, M, N, r, c, v, alpha, beta);
-        }
-    }
+        for (int j = 0; j < TN; j += PIECE)
+            store<VEC>(C, M, N, m0 + wm + i / PIECE * (WM / 2) + tm + i % PIECE,
+                       n0 + wn + j / PIECE * (WN / 2) + tn,
+                       make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]), alpha, beta);
 }
 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
@@ -214,12 +220,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
-    const bool vec = K % 4 == 0 && N % 4 == 0 &&
+    const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
-    if (vec)
-        gemm_kernel<true><<<tiles, THREADS>>>(M, N, K, alpha, (const float *)A,
-                                              (const float *)B, beta, C);
-    else
-        gemm_kernel<false><<<tiles, THREADS>>>(M, N, K, alpha, (const float *)A,
-                                               (const float *)B, beta, C);
+    const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
+    kernel<<<tiles, THREADS>>>(M, N, K, alpha, (const float *)A, (const float *)B, beta, C);
 }

@@ -6,9 +6,9 @@
  * nvcuda::wmma a warp loads a 16 x 16 fragment of A and one of B from shared
  * memory and adds their product to a 16 x 16 accumulator fragment of float.
  * The structure is step 04's one level up: each warp owns a WM x WN warp
- * tile, (WM / 16) x (WN / 16) accumulator fragments, so each fragment of A it
- * loads is used WN / 16 times. Shared rows are padded by a piece (16 bytes)
- * so the 16 rows a fragment load reads fall on different banks. The
+ * tile, (WM / MMA_M) x (WN / MMA_N) accumulator fragments, so each fragment
+ * of A it loads is used WN / MMA_N times. Shared rows are padded by a piece
+ * (16 bytes) so the 16 rows a fragment load reads fall on different banks. The
  * epilogue goes through shared memory: WMMA does not say which thread holds
  * which element. The second idea: the loop is rotated. It starts with the
  * stores of tile t + 1, loaded during the last iteration, then asks for tile
@@ -43,15 +43,15 @@ constexpr int BK = 32;  // depth of the shared tiles
 constexpr int STAGES = 2; // tiles in shared memory: one computed on, one being filled
 constexpr int WM = 64;  // rows of C per warp
 constexpr int WN = 64;  // columns of C per warp
-constexpr int FK = 16;  // a WMMA fragment is FK x FK (m16n16k16)
+constexpr int MMA_M = 16, MMA_N = 16, MMA_K = 16; // a WMMA fragment: m16n16k16
 
 constexpr int WARP_SIZE = 32;
-constexpr int PIECE = 8;   // elements per 16-byte piece: 8 halves
+constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int C_PIECE = 4; // floats of C per 16-byte piece
 
 constexpr int WARPS_N = BN / WN;
 constexpr int THREADS = WARP_SIZE * (BM / WM) * WARPS_N;
-constexpr int FM = WM / FK, FN = WN / FK;              // fragments per warp tile
+constexpr int FM = WM / MMA_M, FN = WN / MMA_N;        // mma tiles per warp tile
 constexpr int AS_LD = BK + PIECE, BS_LD = BN + PIECE;  // shared rows, padded by a piece
 constexpr int CS_LD = WN + C_PIECE;                    // the epilogue's float rows
 constexpr int A_CHUNKS = BK / PIECE, B_CHUNKS = BN / PIECE; // pieces per tile row
@@ -59,13 +59,13 @@ constexpr int A_LOADS = BM * BK / PIECE / THREADS;     // pieces of A's tile per
 constexpr int B_LOADS = BK * BN / PIECE / THREADS;     // pieces of B's tile per thread
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
-static_assert(WM % FK == 0 && WN % FK == 0 && BK % FK == 0, "fragments cover the warp tile");
+static_assert(WM % MMA_M == 0 && WN % MMA_N == 0 && BK % MMA_K == 0, "mma tiles cover the warp tile");
 static_assert(A_LOADS * PIECE * THREADS == BM * BK && B_LOADS * PIECE * THREADS == BK * BN,
               "each thread loads whole pieces of each tile");
 static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0,
               "a thread's pieces of a tile sit in one column of pieces");
-static_assert(FK * WN / C_PIECE % WARP_SIZE == 0, "a warp's lanes share a strip's pieces evenly");
-static_assert(THREADS / WARP_SIZE * FK * CS_LD * sizeof(float) <=
+static_assert(MMA_M * WN / C_PIECE % WARP_SIZE == 0, "a warp's lanes share a strip's pieces evenly");
+static_assert(THREADS / WARP_SIZE * MMA_M * CS_LD * sizeof(float) <=
                   STAGES * BM * AS_LD * sizeof(__half),
               "the epilogue's strips fit in the A tiles' shared memory");
 
@@ -89,50 +89,54 @@ __device__ uint4 load8(const __half *X, int rows, int cols, int r, int c)
     }
 }
 
-// C(r, c..c+3) = alpha * v + beta * C(r, c..c+3), inside C only; with
-// beta == 0, C is not read.
-template <bool VEC>
-__device__ void store4(float *C, int M, int N, int r, int c, float4 v, float alpha, float beta)
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
 {
-    if (r >= M)
+    if (r >= M || c >= N)
         return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
+// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
+// are inside or all outside.
+template <bool VEC, typename V>
+__device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, float beta)
+{
+    constexpr int W = sizeof(V) / sizeof(float);
+    float *x = reinterpret_cast<float *>(&v);
     if constexpr (VEC) {
-        if (c >= N)
+        if (r >= M || c >= N)
             return;
-        float4 *p = reinterpret_cast<float4 *>(&C[r * N + c]);
-        float4 out = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            x[i] *= alpha;
         if (beta != 0.0f) {
-            const float4 old = *p;
-            out.x += beta * old.x;
-            out.y += beta * old.y;
-            out.z += beta * old.z;
-            out.w += beta * old.w;
+            const V old = *p;
+#pragma unroll
+            for (int i = 0; i < W; ++i)
+                x[i] += beta * reinterpret_cast<const float *>(&old)[i];
         }
-        *p = out;
+        *p = v;
     } else {
-        const float vals[4] = { v.x, v.y, v.z, v.w };
-        for (int i = 0; i < 4; ++i)
-            if (c + i < N) {
-                float *p = &C[r * N + c + i];
-                *p = beta == 0.0f ? alpha * vals[i] : alpha * vals[i] + beta * *p;
-            }
+        for (int i = 0; i < W; ++i)
+            store(C, M, N, r, c + i, x[i], alpha, beta);
     }
 }
 
-// ---- load tiles, first half: this thread's pieces of the tiles at k0,
-// global -> registers; they sit in one column of pieces, THREADS / CHUNKS apart
-template <bool VEC>
-__device__ void load_tiles(const __half *A, const __half *B, int M, int N, int K, int m0,
-                           int n0, int k0, uint4 (&a)[A_LOADS], uint4 (&b)[B_LOADS])
+// ---- load tiles, first half: this thread's pieces of the tile of X at
+// (r0, c0), global -> registers; they sit in one column of pieces, THREADS /
+// CHUNKS rows apart
+template <bool VEC, int CHUNKS, int LOADS>
+__device__ void load_tile(uint4 (&x)[LOADS], const __half *X, int rows, int cols, int r0, int c0)
 {
-    const int ar = threadIdx.x / A_CHUNKS, ac = threadIdx.x % A_CHUNKS;
-    const int br = threadIdx.x / B_CHUNKS, bc = threadIdx.x % B_CHUNKS;
+    const int r = threadIdx.x / CHUNKS, c = threadIdx.x % CHUNKS;
 #pragma unroll
-    for (int i = 0; i < A_LOADS; ++i)
-        a[i] = load8<VEC>(A, M, K, m0 + ar + i * (THREADS / A_CHUNKS), k0 + ac * PIECE);
-#pragma unroll
-    for (int i = 0; i < B_LOADS; ++i)
-        b[i] = load8<VEC>(B, K, N, k0 + br + i * (THREADS / B_CHUNKS), n0 + bc * PIECE);
+    for (int i = 0; i < LOADS; ++i)
+        x[i] = load8<VEC>(X, rows, cols, r0 + r + i * (THREADS / CHUNKS), c0 + c * PIECE);
 }
 
 // ---- load tiles, second half: registers -> shared
@@ -167,14 +171,16 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
 
     // ---- load tiles: the first one into stage 0, the second into registers
     uint4 a_next[A_LOADS], b_next[B_LOADS];
-    load_tiles<VEC>(A, B, M, N, K, m0, n0, 0, a_next, b_next);
+    load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, 0);
+    load_tile<VEC, B_CHUNKS>(b_next, B, K, N, 0, n0);
     store_tiles(As[0], Bs[0], a_next, b_next);
-    load_tiles<VEC>(A, B, M, N, K, m0, n0, BK, a_next, b_next);
+    load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, BK);
+    load_tile<VEC, B_CHUNKS>(b_next, B, K, N, BK, n0);
     __syncthreads();
 
     // Threads past the edge of C stay: they help load tiles and must reach
     // every barrier.
-    wmma::fragment<wmma::accumulator, FK, FK, FK, float> acc[FM][FN];
+    wmma::fragment<wmma::accumulator, MMA_M, MMA_N, MMA_K, float> acc[FM][FN];
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
@@ -186,19 +192,21 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
         // the last barrier); then tile t + 2 into registers, with the whole
         // of this tile's compute to arrive in
         store_tiles(As[(t + 1) % STAGES], Bs[(t + 1) % STAGES], a_next, b_next);
-        load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 2) * BK, a_next, b_next);
+        const int k0 = (t + 2) * BK;
+        load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, k0);
+        load_tile<VEC, B_CHUNKS>(b_next, B, K, N, k0, n0);
 
-        // ---- compute: per FK-deep slice, FM fragments of A times FN of B
+        // ---- compute: per MMA_K-deep slice, FM fragments of A times FN of B
 #pragma unroll
-        for (int k = 0; k < BK; k += FK) {
-            wmma::fragment<wmma::matrix_a, FK, FK, FK, __half, wmma::row_major> a[FM];
+        for (int k = 0; k < BK; k += MMA_K) {
+            wmma::fragment<wmma::matrix_a, MMA_M, MMA_N, MMA_K, __half, wmma::row_major> a[FM];
 #pragma unroll
             for (int i = 0; i < FM; ++i)
-                wmma::load_matrix_sync(a[i], &As[t % STAGES][wm + i * FK][k], AS_LD);
+                wmma::load_matrix_sync(a[i], &As[t % STAGES][wm + i * MMA_M][k], AS_LD);
 #pragma unroll
             for (int j = 0; j < FN; ++j) {
-                wmma::fragment<wmma::matrix_b, FK, FK, FK, __half, wmma::row_major> b;
-                wmma::load_matrix_sync(b, &Bs[t % STAGES][k][wn + j * FK], BS_LD);
+                wmma::fragment<wmma::matrix_b, MMA_M, MMA_N, MMA_K, __half, wmma::row_major> b;
+                wmma::load_matrix_sync(b, &Bs[t % STAGES][k][wn + j * MMA_N], BS_LD);
 #pragma unroll
                 for (int i = 0; i < FM; ++i)
                     wmma::mma_sync(acc[i][j], a[i], b, acc[i][j]);
@@ -209,21 +217,21 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     }
 
     // ---- epilogue: alpha, beta, store (with beta == 0, C is not read), a
-    // float4 per lane and row, through each warp's own FK x WN strip of
+    // float4 per lane and row, through each warp's own MMA_M x WN strip of
     // shared memory (the A tiles are free after the last barrier)
-    float (*Cs)[CS_LD] = reinterpret_cast<float (*)[CS_LD]>(&As[0][0][0]) + warp * FK;
+    float (*Cs)[CS_LD] = reinterpret_cast<float (*)[CS_LD]>(&As[0][0][0]) + warp * MMA_M;
 #pragma unroll
     for (int i = 0; i < FM; ++i) {
 #pragma unroll
         for (int j = 0; j < FN; ++j)
-            wmma::store_matrix_sync(&Cs[0][j * FK], acc[i][j], CS_LD, wmma::mem_row_major);
+            wmma::store_matrix_sync(&Cs[0][j * MMA_N], acc[i][j], CS_LD, wmma::mem_row_major);
         __syncwarp();
 #pragma unroll
-        for (int q = 0; q < FK * WN / C_PIECE / WARP_SIZE; ++q) {
+        for (int q = 0; q < MMA_M * WN / C_PIECE / WARP_SIZE; ++q) {
             const int e = lane + q * WARP_SIZE;
             const int r = e / (WN / C_PIECE), c = e % (WN / C_PIECE) * C_PIECE;
             const float4 v = *reinterpret_cast<const float4 *>(&Cs[r][c]);
-            store4<VEC>(C, M, N, m0 + wm + i * FK + r, n0 + wn + c, v, alpha, beta);
+            store<VEC>(C, M, N, m0 + wm + i * MMA_M + r, n0 + wn + c, v, alpha, beta);
         }
         __syncwarp(); // the strip is read before the next fragments overwrite it
     }
@@ -234,12 +242,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
-    const bool vec = K % 8 == 0 && N % 8 == 0 &&
+    const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
-    if (vec)
-        gemm_kernel<true><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
-                                              (const __half *)B, beta, C);
-    else
-        gemm_kernel<false><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
-                                               (const __half *)B, beta, C);
+    const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
+    kernel<<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
 }

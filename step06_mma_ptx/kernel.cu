@@ -46,9 +46,9 @@ constexpr int WN = 64;  // columns of C per warp
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 16; // mma.sync.m16n8k16
 
 constexpr int WARP_SIZE = 32;
-constexpr int PIECE = 8;       // elements per 16-byte piece: 8 halves
+constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
-constexpr int QUAD = 4;        // lanes that share a row of an mma fragment
+constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 
 constexpr int WARPS_N = BN / WN;
 constexpr int THREADS = WARP_SIZE * (BM / WM) * WARPS_N;
@@ -79,21 +79,17 @@ __device__ int swizzle(int r, int c)
 }
 
 // Four 8 x 8 matrices of halves from shared memory; lane l gives the address
-// of one row of matrix l / 8. .trans hands them out transposed.
+// of one row of matrix l / 8. TRANS hands them out transposed.
+template <bool TRANS>
 __device__ void ldmatrix_x4(uint32_t (&r)[4], const __half *p)
 {
     const uint32_t addr = (uint32_t)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-__device__ void ldmatrix_x4_trans(uint32_t (&r)[4], const __half *p)
-{
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
+    if constexpr (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
 // d += a * b on the tensor cores: A 16 x 16, B 16 x 8, D 16 x 8 float.
@@ -128,49 +124,54 @@ __device__ uint4 load8(const __half *X, int rows, int cols, int r, int c)
     }
 }
 
-// C(r, c..c+1) = alpha * (x, y) + beta * C(r, c..c+1), inside C only; with
-// beta == 0, C is not read.
-template <bool VEC>
-__device__ void store2(float *C, int M, int N, int r, int c, float x, float y, float alpha,
-                       float beta)
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
 {
-    if (r >= M)
+    if (r >= M || c >= N)
         return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
+// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
+// are inside or all outside.
+template <bool VEC, typename V>
+__device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, float beta)
+{
+    constexpr int W = sizeof(V) / sizeof(float);
+    float *x = reinterpret_cast<float *>(&v);
     if constexpr (VEC) {
-        if (c >= N)
+        if (r >= M || c >= N)
             return;
-        float2 *p = reinterpret_cast<float2 *>(&C[r * N + c]);
-        float2 out = make_float2(alpha * x, alpha * y);
+        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            x[i] *= alpha;
         if (beta != 0.0f) {
-            const float2 old = *p;
-            out.x += beta * old.x;
-            out.y += beta * old.y;
+            const V old = *p;
+#pragma unroll
+            for (int i = 0; i < W; ++i)
+                x[i] += beta * reinterpret_cast<const float *>(&old)[i];
         }
-        *p = out;
+        *p = v;
     } else {
-        const float vals[2] = { x, y };
-        for (int i = 0; i < 2; ++i)
-            if (c + i < N) {
-                float *p = &C[r * N + c + i];
-                *p = beta == 0.0f ? alpha * vals[i] : alpha * vals[i] + beta * *p;
-            }
+        for (int i = 0; i < W; ++i)
+            store(C, M, N, r, c + i, x[i], alpha, beta);
     }
 }
 
-// ---- load tiles, first half: this thread's pieces of the tiles at k0,
-// global -> registers; they sit in one column of pieces, THREADS / CHUNKS apart
-template <bool VEC>
-__device__ void load_tiles(const __half *A, const __half *B, int M, int N, int K, int m0,
-                           int n0, int k0, uint4 (&a)[A_LOADS], uint4 (&b)[B_LOADS])
+// ---- load tiles, first half: this thread's pieces of the tile of X at
+// (r0, c0), global -> registers; they sit in one column of pieces, THREADS /
+// CHUNKS rows apart
+template <bool VEC, int CHUNKS, int LOADS>
+__device__ void load_tile(uint4 (&x)[LOADS], const __half *X, int rows, int cols, int r0, int c0)
 {
-    const int ar = threadIdx.x / A_CHUNKS, ac = threadIdx.x % A_CHUNKS;
-    const int br = threadIdx.x / B_CHUNKS, bc = threadIdx.x % B_CHUNKS;
+    const int r = threadIdx.x / CHUNKS, c = threadIdx.x % CHUNKS;
 #pragma unroll
-    for (int i = 0; i < A_LOADS; ++i)
-        a[i] = load8<VEC>(A, M, K, m0 + ar + i * (THREADS / A_CHUNKS), k0 + ac * PIECE);
-#pragma unroll
-    for (int i = 0; i < B_LOADS; ++i)
-        b[i] = load8<VEC>(B, K, N, k0 + br + i * (THREADS / B_CHUNKS), n0 + bc * PIECE);
+    for (int i = 0; i < LOADS; ++i)
+        x[i] = load8<VEC>(X, rows, cols, r0 + r + i * (THREADS / CHUNKS), c0 + c * PIECE);
 }
 
 // ---- load tiles, second half: registers -> shared, swizzled
@@ -196,11 +197,11 @@ __device__ void load_fragments(uint32_t (&a)[FM][4], uint32_t (&b)[FN][2], const
     const int lane = threadIdx.x % WARP_SIZE;
 #pragma unroll
     for (int i = 0; i < FM; ++i)
-        ldmatrix_x4(a[i], &As[swizzle<A_CHUNKS>(wm + i * MMA_M + lane % MMA_M, k / PIECE + lane / MMA_M)]);
+        ldmatrix_x4<false>(a[i], &As[swizzle<A_CHUNKS>(wm + i * MMA_M + lane % MMA_M, k / PIECE + lane / MMA_M)]);
 #pragma unroll
     for (int j = 0; j < FN; j += 2) {
         uint32_t r[4]; // k 0..7 and 8..15 of mma tile j, then of tile j + 1
-        ldmatrix_x4_trans(r, &Bs[swizzle<B_CHUNKS>(k + lane % MMA_K, (wn + j * MMA_N) / PIECE + lane / MMA_K)]);
+        ldmatrix_x4<true>(r, &Bs[swizzle<B_CHUNKS>(k + lane % MMA_K, (wn + j * MMA_N) / PIECE + lane / MMA_K)]);
         b[j][0] = r[0];
         b[j][1] = r[1];
         b[j + 1][0] = r[2];
@@ -226,9 +227,11 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
 
     // ---- load tiles: the first one into stage 0, the second into registers
     uint4 a_next[A_LOADS], b_next[B_LOADS];
-    load_tiles<VEC>(A, B, M, N, K, m0, n0, 0, a_next, b_next);
+    load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, 0);
+    load_tile<VEC, B_CHUNKS>(b_next, B, K, N, 0, n0);
     store_tiles(As[0], Bs[0], a_next, b_next);
-    load_tiles<VEC>(A, B, M, N, K, m0, n0, BK, a_next, b_next);
+    load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, BK);
+    load_tile<VEC, B_CHUNKS>(b_next, B, K, N, BK, n0);
     __syncthreads();
 
     // Threads past the edge of C stay: they help load tiles and must reach
@@ -239,7 +242,9 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
         // the last barrier); then tile t + 2 into registers, with the whole
         // of this tile's compute to arrive in
         store_tiles(As[(t + 1) % STAGES], Bs[(t + 1) % STAGES], a_next, b_next);
-        load_tiles<VEC>(A, B, M, N, K, m0, n0, (t + 2) * BK, a_next, b_next);
+        const int k0 = (t + 2) * BK;
+        load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, k0);
+        load_tile<VEC, B_CHUNKS>(b_next, B, K, N, k0, n0);
 
         // ---- compute: per MMA_K-deep slice, FM fragments of A times FN of B
 #pragma unroll
@@ -266,8 +271,8 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
         for (int j = 0; j < FN; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                store2<VEC>(C, M, N, m0 + wm + i * MMA_M + h * (MMA_M / 2) + g, n0 + wn + j * MMA_N + tc,
-                            acc[i][j][2 * h], acc[i][j][2 * h + 1], alpha, beta);
+                store<VEC>(C, M, N, m0 + wm + i * MMA_M + h * (MMA_M / 2) + g, n0 + wn + j * MMA_N + tc,
+                           make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]), alpha, beta);
 }
 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
@@ -275,12 +280,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
-    const bool vec = K % 8 == 0 && N % 8 == 0 &&
+    const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
-    if (vec)
-        gemm_kernel<true><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
-                                              (const __half *)B, beta, C);
-    else
-        gemm_kernel<false><<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A,
-                                               (const __half *)B, beta, C);
+    const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
+    kernel<<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
 }

@@ -32,7 +32,7 @@
  * Hopper's warpgroup instructions (wgmma, step 08).
  *
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C,
- * smem_bytes(STAGES) of dynamic shared memory. Warps sit (BM / WM) x
+ * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
  * Measured: 471.30 TFLOPS, 64.6% of cuBLAS GemmEx, 1.39x step 06
@@ -46,7 +46,7 @@
 constexpr int BM = 256; // rows of C per block
 constexpr int BN = 128; // columns of C per block
 constexpr int BK = 32;  // depth of the shared tiles
-// tiles in shared memory: launch() picks STAGES = 5, or 4 where a block
+// tiles in shared memory: gemm_launch picks STAGES = 5, or 4 where a block
 // cannot have the shared memory for 5
 constexpr int STAGES_MOST = 5, STAGES_FEWER = 4;
 constexpr int WM = 64;  // rows of C per warp
@@ -55,9 +55,9 @@ constexpr int GROUP_M = 8; // tile rows in one group of the block order
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 16; // mma.sync.m16n8k16
 
 constexpr int WARP_SIZE = 32;
-constexpr int PIECE = 8;       // elements per 16-byte piece: 8 halves
+constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
-constexpr int QUAD = 4;        // lanes that share a row of an mma fragment
+constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 
 constexpr int WARPS_N = BN / WN;
 constexpr int THREADS = WARP_SIZE * (BM / WM) * WARPS_N;
@@ -66,6 +66,7 @@ constexpr int A_CHUNKS = BK / PIECE, B_CHUNKS = BN / PIECE; // pieces per tile r
 constexpr int A_LOADS = BM * BK / PIECE / THREADS;     // pieces of A's tile per thread
 constexpr int B_LOADS = BK * BN / PIECE / THREADS;     // pieces of B's tile per thread
 constexpr int KSLICES = BK / MMA_K;                    // fragment loads per k-tile
+constexpr int STAGE_BYTES = (BM * BK + BK * BN) * (int)sizeof(__half); // a tile of A and one of B
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
 static_assert(WM % MMA_M == 0 && WN % (2 * MMA_N) == 0 && BK % MMA_K == 0,
@@ -77,12 +78,6 @@ static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0,
 static_assert((A_CHUNKS & (A_CHUNKS - 1)) == 0 && (B_CHUNKS & (B_CHUNKS - 1)) == 0,
               "the swizzle's XOR keeps a piece inside its row: pieces per row are a power of 2");
 static_assert(KSLICES % 2 == 0, "slices alternate between the fragment buffers across tiles");
-
-// Shared memory for STAGES tiles of A and B.
-constexpr int smem_bytes(int stages)
-{
-    return stages * (BM * BK + BK * BN) * (int)sizeof(__half);
-}
 
 // Where, in halves, piece c of row r goes, in a tile of CHUNKS pieces per row:
 // c XOR the number of the row's 128-byte line of banks (rows shorter than a
@@ -96,21 +91,17 @@ __device__ int swizzle(int r, int c)
 }
 
 // Four 8 x 8 matrices of halves from shared memory; lane l gives the address
-// of one row of matrix l / 8. .trans hands them out transposed.
+// of one row of matrix l / 8. TRANS hands them out transposed.
+template <bool TRANS>
 __device__ void ldmatrix_x4(uint32_t (&r)[4], const __half *p)
 {
     const uint32_t addr = (uint32_t)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-__device__ void ldmatrix_x4_trans(uint32_t (&r)[4], const __half *p)
-{
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
+    if constexpr (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
 // d += a * b on the tensor cores: A 16 x 16, B 16 x 8, D 16 x 8 float.
@@ -146,51 +137,10 @@ __device__ void cp_async_wait()
 }
 
 // Eight consecutive halves (r, c..c+7) of the rows x cols matrix X, zero
-// outside it, loaded one by one: the path for any shape.
-__device__ uint4 load8(const __half *X, int rows, int cols, int r, int c)
-{
-    uint32_t w[4] = {};
-    if (r < rows)
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-            if (c + i < cols)
-                w[i / 2] |= (uint32_t)__half_as_ushort(X[r * cols + c + i]) << (16 * (i % 2));
-    return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-// C(r, c..c+1) = alpha * (x, y) + beta * C(r, c..c+1), inside C only; with
-// beta == 0, C is not read.
-template <bool VEC>
-__device__ void store2(float *C, int M, int N, int r, int c, float x, float y, float alpha,
-                       float beta)
-{
-    if (r >= M)
-        return;
-    if constexpr (VEC) {
-        if (c >= N)
-            return;
-        float2 *p = reinterpret_cast<float2 *>(&C[r * N + c]);
-        float2 out = make_float2(alpha * x, alpha * y);
-        if (beta != 0.0f) {
-            const float2 old = *p;
-            out.x += beta * old.x;
-            out.y += beta * old.y;
-        }
-        *p = out;
-    } else {
-        const float vals[2] = { x, y };
-        for (int i = 0; i < 2; ++i)
-            if (c + i < N) {
-                float *p = &C[r * N + c + i];
-                *p = beta == 0.0f ? alpha * vals[i] : alpha * vals[i] + beta * *p;
-            }
-    }
-}
-
-// Shared piece dst = halves (r, c..c+7) of X, zero outside it. VEC: a
-// cp.async (needs cols % 8 == 0 and an aligned X); outside X it reads nothing
-// from a valid address, X + 0 (choosing the offset costs fewer registers than
-// choosing a pointer). Otherwise element-wise loads and a plain store.
+// outside it, into the shared piece dst. VEC: one cp.async, which outside X
+// reads nothing, from X + 0 (choosing the offset costs fewer registers than
+// choosing a pointer); needs cols % 8 == 0 and an aligned X, so that c..c+7
+// are all inside or all outside.
 template <bool VEC>
 __device__ void copy8(__half *dst, const __half *X, int rows, int cols, int r, int c)
 {
@@ -198,15 +148,58 @@ __device__ void copy8(__half *dst, const __half *X, int rows, int cols, int r, i
         const bool inside = r < rows && c < cols;
         cp_async16(dst, X + (inside ? (unsigned)(r * cols + c) : 0u), inside ? (int)sizeof(uint4) : 0);
     } else {
-        *reinterpret_cast<uint4 *>(dst) = load8(X, rows, cols, r, c);
+        uint32_t w[4] = {};
+        if (r < rows)
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+                if (c + i < cols)
+                    w[i / 2] |= (uint32_t)__half_as_ushort(X[r * cols + c + i]) << (16 * (i % 2));
+        *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 
-// ---- load tiles: this thread's pieces of the tile of X at (r0, c0), global ->
-// shared, swizzled: step 06's load_tiles and store_tiles in one copy per piece.
-// Its pieces sit in one column of pieces, THREADS / CHUNKS rows apart. (The
-// row is r0 + ri: written (r0 + r) + i * ..., the same sum, ptxas schedules
-// the loop differently, and it measured 1-6% slower.)
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
+{
+    if (r >= M || c >= N)
+        return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
+// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
+// are inside or all outside.
+template <bool VEC, typename V>
+__device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, float beta)
+{
+    constexpr int W = sizeof(V) / sizeof(float);
+    float *x = reinterpret_cast<float *>(&v);
+    if constexpr (VEC) {
+        if (r >= M || c >= N)
+            return;
+        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            x[i] *= alpha;
+        if (beta != 0.0f) {
+            const V old = *p;
+#pragma unroll
+            for (int i = 0; i < W; ++i)
+                x[i] += beta * reinterpret_cast<const float *>(&old)[i];
+        }
+        *p = v;
+    } else {
+        for (int i = 0; i < W; ++i)
+            store(C, M, N, r, c + i, x[i], alpha, beta);
+    }
+}
+
+// ---- load tiles: this thread's pieces of the tile of X at (r0, c0), global
+// -> shared, swizzled; they sit in one column of pieces, THREADS / CHUNKS rows
+// apart. (The row is r0 + ri: as r0 + r + i * ..., the same sum, ptxas
+// schedules the loop differently, and it measured 1-6% slower.)
 template <bool VEC, int CHUNKS, int LOADS>
 __device__ void load_tile(__half *Xs, const __half *X, int rows, int cols, int r0, int c0)
 {
@@ -227,11 +220,11 @@ __device__ void load_fragments(uint32_t (&a)[FM][4], uint32_t (&b)[FN][2], const
     const int lane = threadIdx.x % WARP_SIZE;
 #pragma unroll
     for (int i = 0; i < FM; ++i)
-        ldmatrix_x4(a[i], &As[swizzle<A_CHUNKS>(wm + i * MMA_M + lane % MMA_M, k / PIECE + lane / MMA_M)]);
+        ldmatrix_x4<false>(a[i], &As[swizzle<A_CHUNKS>(wm + i * MMA_M + lane % MMA_M, k / PIECE + lane / MMA_M)]);
 #pragma unroll
     for (int j = 0; j < FN; j += 2) {
         uint32_t r[4]; // k 0..7 and 8..15 of mma tile j, then of tile j + 1
-        ldmatrix_x4_trans(r, &Bs[swizzle<B_CHUNKS>(k + lane % MMA_K, (wn + j * MMA_N) / PIECE + lane / MMA_K)]);
+        ldmatrix_x4<true>(r, &Bs[swizzle<B_CHUNKS>(k + lane % MMA_K, (wn + j * MMA_N) / PIECE + lane / MMA_K)]);
         b[j][0] = r[0];
         b[j][1] = r[1];
         b[j + 1][0] = r[2];
@@ -249,9 +242,10 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
 
-    // Blocks are numbered on a 1-D grid (a 2-D grid allows only 65535 block
-    // rows, too few for a tall C), down the columns of groups of GROUP_M
-    // tile rows; the last group may have fewer rows.
+    // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
+    // 2-D grid allows only 65535 block rows, too few for a tall C. A row here
+    // is GROUP_M tile rows, numbered down its columns, so that the blocks in
+    // flight share more of A and B in L2 (the last row may have fewer).
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
     const int first_row = blockIdx.x / (GROUP_M * tiles_n) * GROUP_M;
     const int group_rows = min(tiles_m - first_row, GROUP_M);
@@ -330,41 +324,28 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
         for (int j = 0; j < FN; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                store2<VEC>(C, M, N, m0 + wm + i * MMA_M + h * (MMA_M / 2) + g, n0 + wn + j * MMA_N + tc,
-                            acc[i][j][2 * h], acc[i][j][2 * h + 1], alpha, beta);
-}
-
-template <bool VEC, int STAGES>
-static void launch(int M, int N, int K, float alpha, const void *A, const void *B, float beta,
-                   float *C)
-{
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
-    cudaFuncSetAttribute(gemm_kernel<VEC, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         smem_bytes(STAGES));
-    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    gemm_kernel<VEC, STAGES><<<tiles, THREADS, smem_bytes(STAGES)>>>(
-        M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
+                store<VEC>(C, M, N, m0 + wm + i * MMA_M + h * (MMA_M / 2) + g, n0 + wn + j * MMA_N + tc,
+                           make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]), alpha, beta);
 }
 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
-    const bool vec = K % 8 == 0 && N % 8 == 0 &&
+    const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
     // Five stages take 120 KB. A block may have 227 KB on compute capability
     // 9.0 and 163 KB on 8.0, but only 99 KB on 8.6 and 8.9: there, four.
     int device = 0, room = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&room, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    const bool most = room >= smem_bytes(STAGES_MOST);
-    if (vec && most)
-        launch<true, STAGES_MOST>(M, N, K, alpha, A, B, beta, C);
-    else if (vec)
-        launch<true, STAGES_FEWER>(M, N, K, alpha, A, B, beta, C);
-    else if (most)
-        launch<false, STAGES_MOST>(M, N, K, alpha, A, B, beta, C);
-    else
-        launch<false, STAGES_FEWER>(M, N, K, alpha, A, B, beta, C);
+    const bool most = room >= STAGES_MOST * STAGE_BYTES;
+    const auto kernel = vec ? (most ? gemm_kernel<true, STAGES_MOST> : gemm_kernel<true, STAGES_FEWER>)
+                            : (most ? gemm_kernel<false, STAGES_MOST> : gemm_kernel<false, STAGES_FEWER>);
+    const int smem = (most ? STAGES_MOST : STAGES_FEWER) * STAGE_BYTES;
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    kernel<<<tiles, THREADS, smem>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
 }

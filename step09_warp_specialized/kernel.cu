@@ -35,7 +35,7 @@
  * 288 tiles for 132 SMs) a third of a round is spent on the last few tiles.
  *
  * Launch: one block per SM (fewer if C has fewer tiles), THREADS threads:
- * a producer warpgroup and CONSUMERS consumer warpgroups, smem_bytes() of
+ * a producer warpgroup and CONSUMERS consumer warpgroups, SMEM_BYTES of
  * dynamic shared memory.
  *
  * Measured: 708.33 TFLOPS, 96.8% of cuBLAS GemmEx, 1.02x step 08
@@ -57,9 +57,9 @@ constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's
 
 constexpr int WARP_SIZE = 32;
 constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
-constexpr int PIECE = 8;       // elements per 16-byte piece: 8 halves
+constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line: the swizzle's span
-constexpr int QUAD = 4;        // lanes that share a row of an mma fragment
+constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -80,6 +80,7 @@ constexpr int BOX_N = LINE_PIECES * PIECE;               // columns of B per TMA
 constexpr int A_BYTES = BM * BK * (int)sizeof(__half);   // one stage of A
 constexpr int B_BYTES = BK * BN * (int)sizeof(__half);   // one stage of B
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of 128 bytes
+constexpr int SMEM_BYTES = STAGES * (A_BYTES + B_BYTES) + SWIZZLE_ATOM; // the ring, and room to align it
 constexpr int FN = WGMMA_N / MMA_N;                      // 16 x 8 tiles per warp
 
 static_assert(BK == LINE_PIECES * PIECE, "a row of A's tile is one 128-byte swizzle line");
@@ -90,11 +91,6 @@ static_assert(CONSUMER_REGS_COPY <= 255, "a thread holds at most 255 registers")
 static_assert(A_BYTES % SWIZZLE_ATOM == 0 && B_BYTES % SWIZZLE_ATOM == 0,
               "every stage starts on a swizzle atom");
 
-// Shared memory for the ring, plus room to align it to a swizzle atom.
-constexpr int smem_bytes()
-{
-    return STAGES * (A_BYTES + B_BYTES) + SWIZZLE_ATOM;
-}
 
 // Where, in halves, piece c of row r goes, in a tile of CHUNKS pieces per row:
 // c XOR the number of the row's 128-byte line of banks (rows shorter than a
@@ -261,8 +257,9 @@ __device__ void wgmma_64x256x16(float (&d)[FN][4], uint64_t a, uint64_t b)
 }
 
 // Eight consecutive halves (r, c..c+7) of the rows x cols matrix X, zero
-// outside it, loaded one by one: the path for any shape.
-__device__ uint4 load8(const __half *X, int rows, int cols, int r, int c)
+// outside it, loaded one by one into the shared piece dst: the path for any
+// shape.
+__device__ void copy8(__half *dst, const __half *X, int rows, int cols, int r, int c)
 {
     uint32_t w[4] = {};
     if (r < rows)
@@ -270,35 +267,44 @@ __device__ uint4 load8(const __half *X, int rows, int cols, int r, int c)
         for (int i = 0; i < 8; ++i)
             if (c + i < cols)
                 w[i / 2] |= (uint32_t)__half_as_ushort(X[r * cols + c + i]) << (16 * (i % 2));
-    return make_uint4(w[0], w[1], w[2], w[3]);
+    *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-// C(r, c..c+1) = alpha * (x, y) + beta * C(r, c..c+1), inside C only; with
-// beta == 0, C is not read.
-template <bool VEC>
-__device__ void store2(float *C, int M, int N, int r, int c, float x, float y, float alpha,
-                       float beta)
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
 {
-    if (r >= M)
+    if (r >= M || c >= N)
         return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
+// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
+// are inside or all outside.
+template <bool VEC, typename V>
+__device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, float beta)
+{
+    constexpr int W = sizeof(V) / sizeof(float);
+    float *x = reinterpret_cast<float *>(&v);
     if constexpr (VEC) {
-        if (c >= N)
+        if (r >= M || c >= N)
             return;
-        float2 *p = reinterpret_cast<float2 *>(&C[r * N + c]);
-        float2 out = make_float2(alpha * x, alpha * y);
+        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            x[i] *= alpha;
         if (beta != 0.0f) {
-            const float2 old = *p;
-            out.x += beta * old.x;
-            out.y += beta * old.y;
+            const V old = *p;
+#pragma unroll
+            for (int i = 0; i < W; ++i)
+                x[i] += beta * reinterpret_cast<const float *>(&old)[i];
         }
-        *p = out;
+        *p = v;
     } else {
-        const float vals[2] = { x, y };
-        for (int i = 0; i < 2; ++i)
-            if (c + i < N) {
-                float *p = &C[r * N + c + i];
-                *p = beta == 0.0f ? alpha * vals[i] : alpha * vals[i] + beta * *p;
-            }
+        for (int i = 0; i < W; ++i)
+            store(C, M, N, r, c + i, x[i], alpha, beta);
     }
 }
 
@@ -327,16 +333,14 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
 #pragma unroll
         for (int i = 0; i < BM * LINE_PIECES / WARPGROUP; ++i) {
             const int r = ar + i * (WARPGROUP / LINE_PIECES);
-            *reinterpret_cast<uint4 *>(&As[swizzle<LINE_PIECES>(r, ac)]) =
-                load8(A, M, K, m0 + r, k0 + ac * PIECE);
+            copy8(&As[swizzle<LINE_PIECES>(r, ac)], A, M, K, m0 + r, k0 + ac * PIECE);
         }
         const int br = threadIdx.x / (BN / PIECE), bc = threadIdx.x % (BN / PIECE);
 #pragma unroll
         for (int i = 0; i < BK * BN / PIECE / WARPGROUP; ++i) {
             const int r = br + i * (WARPGROUP / (BN / PIECE));
-            *reinterpret_cast<uint4 *>(&Bs[bc / LINE_PIECES * BK * BOX_N +
-                                           swizzle<LINE_PIECES>(r, bc % LINE_PIECES)]) =
-                load8(B, K, N, k0 + r, n0 + bc * PIECE);
+            copy8(&Bs[bc / LINE_PIECES * BK * BOX_N + swizzle<LINE_PIECES>(r, bc % LINE_PIECES)], B, K, N,
+                  k0 + r, n0 + bc * PIECE);
         }
         asm volatile("fence.proxy.async.shared::cta;\n" : : : "memory");
         mbar_arrive(bar);
@@ -441,8 +445,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         for (int j = 0; j < FN; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                store2<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,
-                            acc[j][2 * h], acc[j][2 * h + 1], alpha, beta);
+                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,
+                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);
     }
 }
 
@@ -472,37 +476,26 @@ static bool tensor_map(CUtensorMap *map, const void *X, int rows, int cols, int 
            CUDA_SUCCESS;
 }
 
-template <bool VEC>
-static void launch(const CUtensorMap &map_a, const CUtensorMap &map_b, int M, int N, int K,
-                   float alpha, const void *A, const void *B, float beta, float *C)
-{
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
-    cudaFuncSetAttribute(gemm_kernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         smem_bytes());
-    // One block per SM, each walking its share of the tiles.
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    gemm_kernel<VEC><<<min(tiles, sms), THREADS, smem_bytes()>>>(map_a, map_b, M, N, K, alpha,
-                                                       (const __half *)A, (const __half *)B,
-                                                       beta, C);
-}
-
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // The TMA path: the copy engine needs 16-byte aligned rows and base
     // addresses (K and N multiples of 8, A and B aligned), and the 16-byte
     // path's stores need C aligned too. Any other shape takes the same
     // kernel with copies by every thread.
     CUtensorMap map_a = {}, map_b = {};
-    const bool vec = K % 8 == 0 && N % 8 == 0 &&
+    const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0 &&
                      tensor_map(&map_a, A, M, K, BM, BK) && tensor_map(&map_b, B, K, N, BK, BOX_N);
-    if (vec)
-        launch<true>(map_a, map_b, M, N, K, alpha, A, B, beta, C);
-    else
-        launch<false>(map_a, map_b, M, N, K, alpha, A, B, beta, C);
+    const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+    // One block per SM, each walking its share of the tiles.
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    kernel<<<min(tiles, sms), THREADS, SMEM_BYTES>>>(map_a, map_b, M, N, K, alpha, (const __half *)A,
+                                                     (const __half *)B, beta, C);
 }
