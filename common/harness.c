@@ -160,7 +160,7 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
     }
 
     /* Device: A, B and C; the comparison with cuBLAS reuses C. */
-    const double device = in * (M * K + K * N) + 4.0 * M * N;
+    const double device = in * (M * K + K * N) + 4.0 * M * N + (2 * in + 4) * opt->offset;
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (device > 0.95 * (double)free_bytes) {
@@ -206,18 +206,22 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
     p->host = (struct gemm_data){ M, N, K, opt->alpha, opt->beta, p->A, p->B, p->C0,
                                   summation(step->input) };
 
-    CUDA_CHECK(cudaMalloc(&p->dA, a_n * input_bytes(p->input)));
-    CUDA_CHECK(cudaMalloc(&p->dB, b_n * input_bytes(p->input)));
-    CUDA_CHECK(cudaMalloc((void **)&p->dC, c_n * sizeof(float)));
+    const size_t in = input_bytes(p->input), off = opt->offset;
+    CUDA_CHECK(cudaMalloc(&p->dA0, (a_n + off) * in));
+    CUDA_CHECK(cudaMalloc(&p->dB0, (b_n + off) * in));
+    CUDA_CHECK(cudaMalloc(&p->dC0, (c_n + off) * sizeof(float)));
+    p->dA = (char *)p->dA0 + off * in;
+    p->dB = (char *)p->dB0 + off * in;
+    p->dC = (float *)p->dC0 + off;
     upload(p->dA, p->A, a_n, p->input);
     upload(p->dB, p->B, b_n, p->input);
 }
 
 void free_problem(struct problem *p)
 {
-    CUDA_CHECK(cudaFree(p->dA));
-    CUDA_CHECK(cudaFree(p->dB));
-    CUDA_CHECK(cudaFree(p->dC));
+    CUDA_CHECK(cudaFree(p->dA0));
+    CUDA_CHECK(cudaFree(p->dB0));
+    CUDA_CHECK(cudaFree(p->dC0));
     free(p->A);
     free(p->B);
     free(p->C0);
@@ -341,45 +345,55 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-struct timing time_gemm(const struct problem *p, gemm_fn fn, const struct options *opt)
+/* The median, least and most of n times, which it sorts. */
+static struct timing summarize(double *ms, int n, int warmup)
+{
+    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+    return (struct timing){ .median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]),
+                            .min_ms = ms[0], .max_ms = ms[n - 1], .warmup = warmup, .runs = n };
+}
+
+void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
+                struct timing *t_mine, struct timing *t_theirs)
 {
     const struct gemm_data *d = &p->host;
+    const gemm_fn fn[2] = { mine, theirs };
     const int n = opt->iters;
-    struct timing t = { .warmup = opt->warmup, .runs = n };
 
     for (int i = 0; i < opt->warmup; i++)
-        fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
+        for (int f = 0; f < 2; f++)
+            fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
 
     /* One event pair per run, read after the last: no host round trip
-     * between runs, and each run timed on its own for the median. */
-    cudaEvent_t *ev = host_alloc(2 * (size_t)n * sizeof *ev);
-    double *ms = host_alloc((size_t)n * sizeof *ms);
-    for (int i = 0; i < 2 * n; i++)
+     * between runs, and each run timed on its own for the median. Run i of
+     * the step is followed by run i of cuBLAS. */
+    cudaEvent_t *ev = host_alloc(4 * (size_t)n * sizeof *ev);
+    double *ms = host_alloc(2 * (size_t)n * sizeof *ms);
+    for (int i = 0; i < 4 * n; i++)
         CUDA_CHECK(cudaEventCreate(&ev[i]));
-    for (int i = 0; i < n; i++) {
-        CUDA_CHECK(cudaEventRecord(ev[2 * i], 0));
-        fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
-        CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], 0));
-    }
+    for (int i = 0; i < n; i++)
+        for (int f = 0; f < 2; f++) {
+            CUDA_CHECK(cudaEventRecord(ev[4 * i + 2 * f], 0));
+            fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
+            CUDA_CHECK(cudaEventRecord(ev[4 * i + 2 * f + 1], 0));
+        }
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
-    for (int i = 0; i < n; i++) {
-        float e;
-        CUDA_CHECK(cudaEventElapsedTime(&e, ev[2 * i], ev[2 * i + 1]));
-        ms[i] = e;
-    }
-    for (int i = 0; i < 2 * n; i++)
+    for (int i = 0; i < n; i++)
+        for (int f = 0; f < 2; f++) {
+            float e;
+            CUDA_CHECK(cudaEventElapsedTime(&e, ev[4 * i + 2 * f], ev[4 * i + 2 * f + 1]));
+            ms[f * n + i] = e;
+        }
+    for (int i = 0; i < 4 * n; i++)
         CUDA_CHECK(cudaEventDestroy(ev[i]));
 
-    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
-    t.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-    t.min_ms = ms[0];
-    t.max_ms = ms[n - 1];
+    *t_mine = summarize(ms, n, opt->warmup);
+    *t_theirs = summarize(ms + n, n, opt->warmup);
     free(ev);
     free(ms);
-    return t;
 }
 
 static double tflops(const struct options *opt, double ms)
@@ -397,14 +411,17 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
     printf("%s: C = alpha * A x B + beta * C\n", step->name);
     printf("  GPU        %s (sm_%d%d, %d SMs), CUDA runtime %d.%d\n", gpu->name, gpu->major,
            gpu->minor, gpu->sms, gpu->runtime / 1000, gpu->runtime % 1000 / 10);
-    printf("  shape      M=%d N=%d K=%d, alpha=%g beta=%g\n", opt->M, opt->N, opt->K,
-           opt->alpha, opt->beta);
+    printf("  shape      M=%d N=%d K=%d, alpha=%g beta=%g", opt->M, opt->N, opt->K, opt->alpha,
+           opt->beta);
+    if (opt->offset)
+        printf(", A, B and C %d elements past aligned addresses", opt->offset);
+    printf("\n");
     printf("  precision  A, B %s; accumulate fp32; C fp32\n",
            fp16 ? "fp16 (IEEE binary16)" : "fp32");
     printf("  kernel     %9.3f ms %8.2f TFLOPS   median of %d runs after %d warm-up (min %.3f, max %.3f)\n",
            mine->median_ms, tflops(opt, mine->median_ms), mine->runs, mine->warmup,
            mine->min_ms, mine->max_ms);
-    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, same protocol\n",
+    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, runs alternating\n",
            cublas->median_ms, tflops(opt, cublas->median_ms), cublas_label(step->input));
     printf("  vs cuBLAS  %.1f %%\n", pct);
     if (!check) {
@@ -434,11 +451,11 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
             *c = '_';
     const double worst = !check ? 0.0 : check->blas_worst > check->ref_worst ? check->blas_worst
                                                                              : check->ref_worst;
-    printf("step=%s precision=%s m=%d n=%d k=%d alpha=%g beta=%g ms=%.4f tflops=%.2f "
+    printf("step=%s precision=%s m=%d n=%d k=%d alpha=%g beta=%g offset=%d ms=%.4f tflops=%.2f "
            "cublas_ms=%.4f cublas_tflops=%.2f pct_cublas=%.1f check=%s worst=%.3g "
            "gpu=%s sm=%d%d cuda=%d.%d\n",
            step->name, fp16 ? "fp16" : "fp32", opt->M, opt->N, opt->K, opt->alpha, opt->beta,
-           mine->median_ms, tflops(opt, mine->median_ms), cublas->median_ms,
+           opt->offset, mine->median_ms, tflops(opt, mine->median_ms), cublas->median_ms,
            tflops(opt, cublas->median_ms), pct, !check ? "SKIP" : check->pass ? "PASS" : "FAIL",
            worst, gpu_name, gpu->major, gpu->minor, gpu->runtime / 1000,
            gpu->runtime % 1000 / 10);

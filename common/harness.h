@@ -21,7 +21,8 @@ struct problem {
     enum input_type input;
     float *A, *B, *C0;     /* host buffers behind host; C0 NULL when beta == 0 */
     void *dA, *dB;
-    float *dC;
+    float *dC;             /* each opt->offset elements into its allocation: */
+    void *dA0, *dB0, *dC0; /* the allocations, which cudaMalloc aligns */
 };
 
 /* gemm_launch's signature, so cuBLAS can be run and timed the same way. */
@@ -52,8 +53,12 @@ struct check_result check_gemm(const struct problem *p, gemm_fn fn);
  * float, cublasGemmEx with half inputs and CUBLAS_COMPUTE_32F for half. */
 gemm_fn cublas_gemm(enum input_type input);
 
-/* Warm-up runs, then the median of opt->iters runs, each timed by events. */
-struct timing time_gemm(const struct problem *p, gemm_fn fn, const struct options *opt);
+/* The step against the yardstick, interleaved so that clock and power drift
+ * reach both alike: opt->warmup runs of each, then opt->iters of each,
+ * alternating (the step, then cuBLAS), each timed by events; the median of
+ * each. */
+void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
+                struct timing *t_mine, struct timing *t_theirs);
 
 /* The report for people, then one machine-readable line of key=value pairs.
  * check is NULL after --no-check. */

@@ -11,6 +11,7 @@ static const struct options DEFAULTS = {
     .M = 4096, .N = 4096, .K = 4096,
     .alpha = 1.0f, .beta = 0.0f,
     .warmup = 3, .iters = 20,
+    .offset = 0,
     .seed = 2024,
     .check = 1,
 };
@@ -32,6 +33,8 @@ static void usage(const char *cmd, const struct step *step)
            "  --warmup N         untimed runs before timing (default %d)\n"
            "  --iters N          timed runs; the median is reported (default %d)\n"
            "  --seed N           seed of the random inputs (default %llu)\n"
+           "  --offset N         start A, B and C N elements past an aligned address,\n"
+           "                     to see what misaligned rows cost (default 0)\n"
            "  --no-check         skip the correctness check\n"
            "  -h, --help         show this help (wherever it stands)\n"
            "\n"
@@ -141,7 +144,7 @@ int parse_options(int argc, char **argv, const struct step *step, struct options
         /* Every other option takes a value: "--opt V" or "--opt=V". */
         static const char *const WITH_VALUE[] = {
             "-m", "-n", "-k", "-s", "--size", "--alpha", "--beta",
-            "--warmup", "--iters", "--seed",
+            "--warmup", "--iters", "--seed", "--offset",
         };
         const char *name = NULL, *value = NULL;
         for (size_t j = 0; j < sizeof WITH_VALUE / sizeof WITH_VALUE[0]; j++) {
@@ -177,6 +180,10 @@ int parse_options(int argc, char **argv, const struct step *step, struct options
             if (!parse_int(value, 1, 100000, &v))
                 return bad(prog, "%s needs an integer from 1 to 100000, got '%s'", name, value);
             opt->iters = (int)v;
+        } else if (!strcmp(name, "--offset")) {
+            if (!parse_int(value, 0, MAX_OFFSET, &v))
+                return bad(prog, "%s needs an integer from 0 to %d, got '%s'", name, MAX_OFFSET, value);
+            opt->offset = (int)v;
         } else if (!strcmp(name, "--seed")) {
             if (!parse_int(value, 0, 0x7fffffffffffffffLL, &v))
                 return bad(prog, "%s needs a non-negative integer, got '%s'", name, value);

@@ -13,6 +13,7 @@ struct options {
     int M, N, K;
     float alpha, beta;
     int warmup, iters;
+    int offset; /* A, B and C start this many elements past an allocation */
     uint64_t seed;
     int check; /* 0 after --no-check */
 };
@@ -22,6 +23,7 @@ struct options {
  * tile index runs at most a few tiles past M, N or K. */
 #define MAX_MATRIX_ELEMENTS 2147483647LL
 #define MAX_SIDE (1 << 30)
+#define MAX_OFFSET 1024
 
 /* Parses argv into *opt. Returns -1 when the program should go on; otherwise
  * the exit code: 0 after --help (wherever it stands), 2 after bad input,

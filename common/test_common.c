@@ -408,12 +408,17 @@ static void test_options(void)
                o.beta == 0.0f && o.check && o.iters >= 20,
            "wrong defaults");
 
-    rc = parse("-m 7 -n 9 -k 11 --alpha -1.5 --beta=0.25 --iters 3 --warmup 0 --seed 5 --no-check",
-               &o);
+    result("options: no offset by default", rc == -1 && o.offset == 0, "offset set");
+
+    rc = parse("-m 7 -n 9 -k 11 --alpha -1.5 --beta=0.25 --iters 3 --warmup 0 --seed 5 --offset 3 "
+               "--no-check", &o);
     result("options: every option parses, --opt=value too",
            rc == -1 && o.M == 7 && o.N == 9 && o.K == 11 && o.alpha == -1.5f &&
-               o.beta == 0.25f && o.iters == 3 && o.warmup == 0 && o.seed == 5 && !o.check,
+               o.beta == 0.25f && o.iters == 3 && o.warmup == 0 && o.seed == 5 && o.offset == 3 &&
+               !o.check,
            "wrong values");
+    rc = parse("--offset 1024", &o);
+    result("options: --offset takes up to MAX_OFFSET", rc == -1 && o.offset == MAX_OFFSET, "refused");
 
     rc = parse("-s 33", &o);
     result("options: -s sets M, N and K", rc == -1 && o.M == 33 && o.N == 33 && o.K == 33,
@@ -437,7 +442,7 @@ static void test_options(void)
         "-k",         "-m 12x",     "--alpha nan", "--beta inf",  "--alpha 1e99",
         "--iters 0",  "--warmup -1", "extra",      "-s 2000000000", "-m 65536 -k 65536",
         "-m 0x10",    "--alpha 0x1p3", "--alpha 1e39", "--beta .", "--alpha 1e", "--seed 1.5",
-        "-m 1e3",
+        "-m 1e3",     "--offset -1", "--offset 1025", "--offset",
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         char name[96];
