@@ -11,15 +11,24 @@ positive_int() {
         die "$1" "$2 needs a positive integer, got '$3'"
 }
 
+# Every step's folder, in order, one a line: the folders stepNN_* that hold
+# a main.c, as the Makefile finds them (a folder left from an old build,
+# with no sources, is no step).
+step_dirs() {
+    local main
+    for main in step[0-9][0-9]_*/main.c; do
+        [ -f "$main" ] && echo "${main%/main.c}"
+    done
+}
+
 # The folder of a step given as 07, step07 or step07_pipeline.
 find_step() {
     local script=$1 want=$2 dir
     [[ $want =~ ^[0-9]+$ ]] && want=step$(printf %02d "$((10#$want))")
-    for dir in step[0-9][0-9]_*/; do
-        dir=${dir%/}
+    for dir in $(step_dirs); do
         if [ "$want" = "$dir" ] || [ "$want" = "${dir%%_*}" ]; then echo "$dir"; return; fi
     done
-    die "$script" "no step '$2' (the steps: $(ls -d step[0-9][0-9]_*/ | tr -d / | tr '\n' ' '))"
+    die "$script" "no step '$2' (the steps: $(step_dirs | tr '\n' ' '))"
 }
 
 # C++ names as written (c++filt) where the tool is there.

@@ -26,8 +26,7 @@ done
 [ -n "$step" ] || { usage >&2; exit 2; }
 
 prev=""
-for dir in step[0-9][0-9]_*/; do
-    dir=${dir%/}
+for dir in $(step_dirs); do
     [ "$dir" = "$step" ] && break
     prev=$dir
 done

@@ -2,7 +2,7 @@
 # Registers, shared memory, stack frame and spills of every kernel of the
 # given steps, per architecture, as ptxas reports them. ptxas sees static
 # shared memory only; a kernel that takes dynamic shared memory at launch
-# (steps 07-09: STAGE_BYTES or SMEM_BYTES in their kernel.cu) shows 0
+# (steps 07-10: STAGES and STAGE_BYTES in their kernel.cu) shows 0
 # there. Run through `make regs`, which passes the build's NVCC, NVCCFLAGS
 # and ARCH; each step is compiled for the architectures the build gives it
 # (scripts/arch.sh).
@@ -14,7 +14,7 @@ source scripts/common.sh
 
 NVCC=${NVCC:-nvcc}
 NVCCFLAGS=${NVCCFLAGS:--O3 -lineinfo -std=c++17}
-[ $# -gt 0 ] || set -- step[0-9][0-9]_*/
+[ $# -gt 0 ] || set -- $(step_dirs)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

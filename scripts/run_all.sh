@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
 done
 
 steps=()
-for dir in step[0-9][0-9]_*/; do steps+=("${dir%/}"); done
+for dir in $(step_dirs); do steps+=("$dir"); done
 ${MAKE:-make} --no-print-directory all >/dev/null || die run_all.sh "the build failed (run make to see why)"
 
 # The key=value line each step prints last, or why it did not run.

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 steps_all=()
-for dir in step[0-9][0-9]_*/; do steps_all+=("${dir%/}"); done
+for dir in $(step_dirs); do steps_all+=("$dir"); done
 last=${steps_all[${#steps_all[@]} - 1]}
 
 usage() {

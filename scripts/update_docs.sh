@@ -35,15 +35,14 @@ measured() {
     local run=$1 s=$2 prec ms tf x01 xprev pct check prev="" d
     read -r prec ms tf x01 xprev pct check <<<"$(row "$run" "$s")" || return 1
     [ -n "$tf" ] || return 1
-    for d in step[0-9][0-9]_*/; do d=${d%/}; [ "$d" = "$s" ] && break; prev=$d; done
+    for d in $(step_dirs); do [ "$d" = "$s" ] && break; prev=$d; done
     printf '%s TFLOPS, %s%% of cuBLAS %s' "$tf" "$pct" "$([ "$prec" = fp16 ] && echo GemmEx || echo SGEMM)"
     [ -n "$prev" ] && [ "$xprev" != - ] && printf ', %sx step %s' "$xprev" "${prev:4:2}"
     return 0
 }
 
 first=$1
-for dir in step[0-9][0-9]_*/; do
-    s=${dir%/}
+for s in $(step_dirs); do
     m=$(measured "$first" "$s") || { echo "update_docs.sh: $s is not in $first; its header is left as it was" >&2; continue; }
     text=" * Measured: $m (scripts/run_all.sh, $(where "$first"))."
     wrapped=$(fold -s -w 78 <<<"$text" | sed 's/ *$//; 2,$s/^/ * /')
@@ -64,8 +63,7 @@ for run in "$@"; do
         skip && /^<!-- \/run_all -->$/ { skip = 0 }
         !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
 done
-for dir in step[0-9][0-9]_*/; do
-    s=${dir%/}
+for s in $(step_dirs); do
     m=$(measured "$first" "$s") || continue
     line="Measured: $m ($(where "$first"))."
     awk -v s="$s" -v line="$line" '
@@ -76,7 +74,7 @@ done
 # The size of each lesson, as make lesson counts it (<!-- lesson sizes -->).
 if grep -q '^<!-- lesson sizes -->$' "$readme"; then
     sizes=$(mktemp)
-    for dir in step[0-9][0-9]_*/; do bash scripts/lesson.sh "${dir%/}" --stat 2>/dev/null; done >"$sizes"
+    for dir in $(step_dirs); do bash scripts/lesson.sh "$dir" --stat 2>/dev/null; done >"$sizes"
     awk -v file="$sizes" '
         $0 == "<!-- lesson sizes -->" { print; print "```"; while ((getline line < file) > 0) print line; print "```"; skip = 1; next }
         skip && /^<!-- \/lesson sizes -->$/ { skip = 0 }
