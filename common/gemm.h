@@ -11,7 +11,7 @@ extern "C" {
 
 /* C = alpha * A x B + beta * C, all row-major and densely packed, all device pointers:
  *   A is M x K, B is K x N, C is M x N (float).
- *   A and B hold float in steps 1-4 and IEEE-754 binary16 (half) in steps 5-7.
+ *   A and B hold float in steps 1-4 and IEEE-754 binary16 (half) from step 5 on.
  * Any M, N, K >= 1 must give the right answer. When beta == 0, C is not read
  * (the BLAS convention), so C may hold anything, NaN included.
  * Launches asynchronously on the default stream; the caller checks errors. */

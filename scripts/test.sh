@@ -28,8 +28,8 @@ MAKE=${MAKE:-make}
 # STEPS="05 06" (make test STEPS=...) tests those steps only; all_steps is
 # every step, for the tests of the whole tree.
 steps=() all_steps=()
-for dir in step[0-9][0-9]_*/; do
-    dir=${dir%/}
+source scripts/common.sh
+for dir in $(step_dirs); do
     all_steps+=("$dir")
     if [ -n "${STEPS:-}" ] && ! [[ " $STEPS " == *" ${dir:4:2} "* || " $STEPS " == *" ${dir%%_*} "* ]]; then
         continue
@@ -103,7 +103,7 @@ for s in "${built[@]}"; do
     # Numbers are decimal with an optional sign: no spaces, no hex, and a
     # value must fit what it sets.
     for args in "-m 0" "-m abc" "-m 99999999" "--bogus" "-n -5" "-k" "--alpha nan" \
-                "--iters 0" "extra" "-m 0x10" "--alpha 0x1p3" "--beta 1e39"; do
+                "--iters 0" "extra" "-m 0x10" "--alpha 0x1p3" "--beta 1e39" "--offset 1025"; do
         # shellcheck disable=SC2086 # args holds several words
         ./"$s"/run $args >"$log.out" 2>"$log"
         rc=$?
@@ -138,7 +138,7 @@ done
 echo "== tools (no GPU needed)"
 # The build follows ARCH: in a copy of the sources, so this tree's build stays.
 copy=$(mktemp -d)
-cp -r Makefile common scripts step[0-9][0-9]_* "$copy"/
+cp -r Makefile common scripts "${all_steps[@]}" "$copy"/
 (cd "$copy" && $MAKE clean >/dev/null 2>&1)
 if (cd "$copy" && $MAKE --no-print-directory ARCH=sm_75 >"$log" 2>&1); then
     leaves=$(grep -c ': left out: needs sm_' "$log")
@@ -231,30 +231,40 @@ fi
 # number of K-tiles for BK = 8, 16 and 32 (24, 48, 96), fewer K-tiles than a
 # pipeline has stages, K and N that are not multiples of 4 or 8 (the
 # element-wise paths), multiples of 8 that end a tile early (the 16-byte
-# paths with a partial last tile), and sizes large enough that the check
-# samples the CPU reference and compares all of C with cuBLAS.
+# paths with a partial last tile), sizes large enough that the check
+# samples the CPU reference and compares all of C with cuBLAS, and, for the
+# persistent steps, more tiles of 128 x 256 than the GPU has SMs (132 on an
+# H100 or H200), read by TMA directly (2056 x 2048) or repacked (N = 4100).
 shapes=(
     "1 1 1" "1 4099 3" "4097 1 65" "127 129 1031" "1000 1000 1000" "2 3 5"
     "33 65 17" "64 64 64" "128 128 128" "129 127 129" "255 257 511"
     "256 256 24" "256 256 48" "256 256 96" "96 160 200" "513 1025 257"
     "1024 768 4100" "2048 2048 2048"
     "17 24 8" "136 264 40" "300 520 72" "130 248 36" "250 260 64" "200 1030 1025"
+    "2056 2048 136" "1100 4100 520"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
-scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100")
+scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520")
+# Misaligned pointers (M N K offset): A, B and C start `offset` elements past
+# an aligned address (--offset), so no row is 16-byte aligned: the
+# element-wise paths, or the repacked TMA path, on shapes whose sizes alone
+# would take the 16-byte paths; beta = 0.5 so that C is read too.
+offset_runs=("136 264 72 1" "256 256 96 3" "2056 2048 136 1" "513 1025 257 2")
 # compute-sanitizer runs (tool M N K): both tools on the element-wise paths
 # (N not a multiple of 8) and on the 16-byte paths (136 264 72). memcheck
 # looks at the step's kernel only; racecheck looks at every kernel of the
 # run (cuBLAS's too), because CUDA 13.0's racecheck with --kernel-name stops
 # with an internal error ("failed to handle a hardware exception") on the
 # 16-byte paths of steps 05-07, and without it reports them clean.
+# The fifth field, where there is one, is --offset: the misaligned paths.
 sanitizer_runs=(
     "memcheck 67 45 33" "racecheck 67 45 33" "memcheck 128 132 64" "racecheck 128 132 64"
-    "memcheck 136 264 72" "racecheck 136 264 72"
+    "memcheck 136 264 72" "racecheck 136 264 72" "memcheck 136 264 72 1" "racecheck 136 264 72 1"
 )
 
-cases_per_step=$(( ${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]} + ${#sanitizer_runs[@]} ))
+cases_per_step=$(( ${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]} + ${#offset_runs[@]} +
+                   ${#sanitizer_runs[@]} ))
 
 # The steps' reason to skip their GPU checks: left out of the build, or (set
 # below) a GPU older than the step needs. Each is said once, with its count.
@@ -268,13 +278,13 @@ done
 
 # One checked run; prints nothing, returns its exit code, output in $log.
 run_checked() {
-    local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6
-    ./"$s"/run -m "$m" -n "$n" -k "$k" --alpha "$alpha" --beta "$beta" \
+    local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6 offset=${7:-0}
+    ./"$s"/run -m "$m" -n "$n" -k "$k" --alpha "$alpha" --beta "$beta" --offset "$offset" \
         --warmup 0 --iters 1 >"$log" 2>&1
 }
 checked() {
-    local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6
-    local name="$s M=$m N=$n K=$k alpha=$alpha beta=$beta"
+    local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6 offset=${7:-0}
+    local name="$s M=$m N=$n K=$k alpha=$alpha beta=$beta${7:+ offset=$offset}"
     run_checked "$@"
     local rc=$?
     if [ $rc -eq 0 ] && tail -n 1 "$log" | grep -q ' check=PASS '; then
@@ -343,6 +353,10 @@ else
                 checked "$s" $shape $ab
             done
         done
+        for run in "${offset_runs[@]}"; do
+            read -r m n k offset <<<"$run"
+            checked "$s" "$m" "$n" "$k" 1 0.5 "$offset"
+        done
     done
 
     echo "== GPU: make profile"
@@ -363,12 +377,12 @@ else
     else
         for s in ${runnable[@]+"${runnable[@]}"}; do
             for run in "${sanitizer_runs[@]}"; do
-                read -r tool m n k <<<"$run"
-                name="$s $tool M=$m N=$n K=$k"
+                read -r tool m n k offset <<<"$run"
+                name="$s $tool M=$m N=$n K=$k${offset:+ offset=$offset}"
                 only_step=()
                 if [ "$tool" = memcheck ]; then only_step=(--kernel-name kns=gemm_kernel); fi
                 compute-sanitizer --tool "$tool" --error-exitcode 3 ${only_step[@]+"${only_step[@]}"} \
-                    ./"$s"/run -m "$m" -n "$n" -k "$k" --beta 0.5 --warmup 0 --iters 1 \
+                    ./"$s"/run -m "$m" -n "$n" -k "$k" --offset "${offset:-0}" --beta 0.5 --warmup 0 --iters 1 \
                     >"$log" 2>&1
                 rc=$?
                 # memcheck ends "ERROR SUMMARY: 0 errors", racecheck

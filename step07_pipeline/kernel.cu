@@ -232,6 +232,18 @@ __device__ void load_fragments(uint32_t (&a)[FM][4], uint32_t (&b)[FN][2], const
     }
 }
 
+// The top-left element of tile number `tile` of C. A row of the numbering
+// is GROUP_M tile rows, numbered down its columns, so that the tiles in
+// flight share more of A and B in L2 (the last row may have fewer).
+__device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0)
+{
+    const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
+    const int group_rows = min(tiles_m - first_row, GROUP_M);
+    const int in_group = tile % (GROUP_M * tiles_n);
+    m0 = (first_row + in_group % group_rows) * BM;
+    n0 = in_group / group_rows * BN;
+}
+
 template <bool VEC, int STAGES>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
@@ -243,14 +255,10 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
 
     // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
-    // 2-D grid allows only 65535 block rows, too few for a tall C. A row here
-    // is GROUP_M tile rows, numbered down its columns, so that the blocks in
-    // flight share more of A and B in L2 (the last row may have fewer).
+    // 2-D grid allows only 65535 block rows, too few for a tall C.
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int first_row = blockIdx.x / (GROUP_M * tiles_n) * GROUP_M;
-    const int group_rows = min(tiles_m - first_row, GROUP_M);
-    const int in_group = blockIdx.x % (GROUP_M * tiles_n);
-    const int m0 = (first_row + in_group % group_rows) * BM, n0 = in_group / group_rows * BN;
+    int m0, n0;
+    tile_origin(blockIdx.x, tiles_m, tiles_n, m0, n0);
     const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
     const int wm = warp / WARPS_N * WM, wn = warp % WARPS_N * WN; // warp tile in the block tile
     const int tiles_k = (K + BK - 1) / BK;

@@ -1,62 +1,59 @@
 /*
- * step08_wgmma: Hopper's own instructions. TMA copies tiles, mbarriers say
- * when they have landed, and wgmma multiplies a warpgroup's tile from shared
- * memory.
+ * step08_wgmma: Hopper's warpgroup MMA, fed by step 07's cp.async ring.
  *
- * What changed: three instructions replace step 07's three mechanisms.
- * - TMA: the host describes A and B once (cuTensorMapEncodeTiled, reached
- *   through the runtime's driver entry point). One thread then copies a
- *   whole tile with one cp.async.bulk.tensor: the copy engine computes every
- *   address, writes shared memory in the 128-byte swizzle (step 06's XOR:
- *   piece c of row r lands at c ^ (r % 8)), and fills what lies outside A or
- *   B with zeros, so edge tiles need no code.
- * - mbarrier: each stage has a barrier in shared memory. The thread that
- *   issues a stage's copies arms it with the bytes to expect
- *   (arrive.expect_tx); the copy engine counts them down, and the barrier
- *   completes a phase when all have landed. Everyone waits on the phase
- *   parity of the tile's round through the ring: tile t is in stage
- *   t % STAGES, on that stage's (t / STAGES)-th fill, parity (t / STAGES) % 2.
+ * What changed: ldmatrix and mma.sync give way to one instruction. A
+ * warpgroup (4 consecutive warps, 128 threads) issues
+ * wgmma.mma_async.m64n256k16: 64 rows of A times 256 columns of B into
+ * 128 float accumulators per thread, both operands read by the tensor cores
+ * straight from shared memory through two 64-bit matrix descriptors:
  *
- *     k-tile:  t        t+1      t+2      t+3 (copies issued in iteration t,
- *     stage:   t % 4    ...      ...      into the stage that tile t-1 left)
+ *   bits  0-13  start address >> 4       bits 32-45  stride byte offset >> 4
+ *   bits 16-29  leading byte offset >> 4  bits 62-63  swizzle (1: 128 bytes)
  *
- * - wgmma: a warpgroup (4 warps, 128 threads) issues
- *   wgmma.mma_async.m64n256k16: 64 rows of A times 256 columns of B, read
- *   straight from shared memory through two 64-bit matrix descriptors, into
- *   128 float accumulators per thread. A descriptor holds
+ * The tiles must sit in shared memory as the descriptor's swizzle mode
+ * says. In the 128-byte mode, 8 rows of one 128-byte line (8 pieces) make a
+ * 1024-byte swizzle atom, piece c of row r stored at c ^ (r % 8): step 07's
+ * swizzle for rows of 8 pieces. A's rows (BK = 64 halves) are one line; B's
+ * rows (256 halves) are cut into BN / 64 columns of lines, stored one after
+ * another. A is K-major: the stride offset steps 8 rows, and the next
+ * 16-deep slice starts 32 bytes on. B is N-major, read transposed: the
+ * leading offset steps to the next column of lines, the stride 8 k-rows, and
+ * the next slice starts 16 rows on.
  *
- *     bits  0-13  start address >> 4      bits 32-45  stride byte offset >> 4
- *     bits 16-29  leading byte offset >> 4 bits 62-63  swizzle (1: 128 bytes)
+ * The copies stay step 07's cp.async, but the tensor cores read shared
+ * memory through the async proxy, which does not see the generic proxy's
+ * writes in order: each thread fences its landed copies
+ * (fence.proxy.async) before the barrier. And wgmma is asynchronous:
+ * wgmma.fence orders the accumulators before it, commit_group closes a
+ * tile's four wgmma into a group, and wait_group 1 waits for all but the
+ * newest. So tile t's group runs while the threads wait for tile t + 1, and
+ * a stage is refilled once the group that read it, two tiles back, is done:
  *
- *   A is K-major (rows of 64 halves, 128 bytes): the stride offset steps 8
- *   rows (1024 bytes), and the next 16-deep slice starts 32 bytes on. B is
- *   N-major (k rows of n), read transposed; TMA lands it as BN / 64 boxes of
- *   BK x 64: the leading offset steps to the next box of 64 columns, the
- *   stride offset 8 k-rows, and the next slice starts 16 rows on.
- *   wgmma is asynchronous: wgmma.fence orders the accumulators before it,
- *   commit_group closes a tile's four wgmma into a group, and
- *   wait_group 1 waits for all but the newest group. So tile t's group runs
- *   while tile t-1's is known done; after a barrier, its stage is refilled.
+ *   k-tile:  t-1        t          t+1        t+2 (copies issued now,
+ *   stage:   (t-1) % 4  t % 4      (t+1) % 4  into the stage t-2 left)
+ *            wgmma may  wgmma      in flight
+ *            still run  issued
  *
- * Why it is faster: a warpgroup's wgmma multiplies 64 x 256 x 16 per
- * instruction, with no ldmatrix: operands stream from shared memory into the
- * tensor cores, which wgmma keeps busy at twice mma.sync's rate. The copies
- * cost one thread one instruction per box.
+ * The tile shape follows wgmma: two warpgroups of 64 rows, 256 columns
+ * (the widest wgmma, reading each slice of A once per 256 columns), BK = 64
+ * so that a row of A is one line, and 4 stages of 48 KB (5 do not fit).
  *
- * What limits it now: each warpgroup both waits for tiles and multiplies:
- * the wait, the block-wide barrier and the copies sit between one tile's
- * wgmma and the next (the barrier is the profiler's top stall). Step 09 gives
- * the copies to a warpgroup of their own.
+ * Why it is faster: one wgmma does the work of 128 mma.sync with no
+ * ldmatrix: no registers hold fragments, and the warps are free to copy
+ * while the tensor cores multiply.
+ *
+ * What limits it now: every thread copies and waits: the copies' address
+ * arithmetic, the wait and the block-wide barrier sit between one tile's
+ * wgmma and the next. Step 09 hands the copies to TMA.
  *
  * Launch: a 1-D grid with one block of THREADS threads (two warpgroups, one
- * per 64 rows) per BM x BN tile of C, SMEM_BYTES of dynamic shared memory.
+ * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
+ * memory.
  *
- * Measured: 700.08 TFLOPS, 95.0% of cuBLAS GemmEx, 1.48x step 07
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-22).
+ * Measured: (not yet measured)
  */
 #include "gemm.h"
 
-#include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -71,100 +68,43 @@ constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's
 constexpr int WARP_SIZE = 32;
 constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
-constexpr int LINE_PIECES = 8; // pieces per 128-byte line: the swizzle's span
+constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 
 constexpr int THREADS = BM / WGMMA_M * WARPGROUP;
-constexpr int BOX_N = LINE_PIECES * PIECE;               // columns of B per TMA box
-constexpr int A_BYTES = BM * BK * (int)sizeof(__half);   // one stage of A
-constexpr int B_BYTES = BK * BN * (int)sizeof(__half);   // one stage of B
-constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of 128 bytes
-constexpr int SMEM_BYTES = STAGES * (A_BYTES + B_BYTES) + SWIZZLE_ATOM; // the ring, and room to align it
-constexpr int FN = WGMMA_N / MMA_N;                      // 16 x 8 tiles per warp
+constexpr int FN = WGMMA_N / MMA_N;                    // 16 x 8 tiles per warp
+constexpr int LINE_N = LINE_PIECES * PIECE;            // halves per line: B's columns in one column of lines
+constexpr int A_CHUNKS = BK / PIECE, B_CHUNKS = BN / PIECE; // pieces per tile row
+constexpr int A_LOADS = BM * BK / PIECE / THREADS;     // pieces of A's tile per thread
+constexpr int B_LOADS = BK * BN / PIECE / THREADS;     // pieces of B's tile per thread
+constexpr int KSLICES = BK / WGMMA_K;                  // wgmma per k-tile
+constexpr int STAGE_BYTES = (BM * BK + BK * BN) * (int)sizeof(__half); // a tile of A and one of B
+constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
 
-static_assert(BK == LINE_PIECES * PIECE, "a row of A's tile is one 128-byte swizzle line");
-static_assert(BM % WGMMA_M == 0 && BN % BOX_N == 0, "warpgroups and boxes cover the tile");
-static_assert(BK % WGMMA_K == 0, "whole wgmma slices per tile");
-static_assert(WGMMA_M == WARPGROUP / WARP_SIZE * MMA_M, "each warp holds MMA_M rows of D");
-static_assert(A_BYTES % SWIZZLE_ATOM == 0 && B_BYTES % SWIZZLE_ATOM == 0,
-              "every stage starts on a swizzle atom");
+static_assert(BK == LINE_N && BN % LINE_N == 0 && BM % WGMMA_M == 0,
+              "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
+static_assert(A_LOADS * PIECE * THREADS == BM * BK && B_LOADS * PIECE * THREADS == BK * BN,
+              "each thread loads whole pieces of each tile");
+static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0,
+              "a thread's pieces of a tile sit in one column of pieces");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && STAGE_BYTES % SWIZZLE_ATOM == 0, "tiles start on atoms");
 
-
-// Where, in halves, piece c of row r goes, in a tile of CHUNKS pieces per row:
-// c XOR the number of the row's 128-byte line of banks (rows shorter than a
-// line share one), so the 8 rows an ldmatrix reads lie in 8 bank columns.
-template <int CHUNKS>
+// Where, in halves, piece c of row r goes: wgmma's 128-byte swizzle. Rows
+// of several lines (B's) are cut into columns of lines, BK rows each, one
+// after another; in a line, piece c sits at c XOR (r % 8), as in step 07.
 __device__ int swizzle(int r, int c)
 {
-    constexpr int ROWS_PER_LINE = CHUNKS >= LINE_PIECES ? 1 : LINE_PIECES / CHUNKS;
-    constexpr int COLUMNS = CHUNKS >= LINE_PIECES ? LINE_PIECES : CHUNKS; // the XOR stays inside the row
-    return (r * CHUNKS + (c ^ (r / ROWS_PER_LINE % COLUMNS))) * PIECE;
+    return ((c / LINE_PIECES * BK + r) * LINE_PIECES + (c % LINE_PIECES ^ r % LINE_PIECES)) * PIECE;
 }
 
-__device__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-// ---- mbarriers: a 64-bit word in shared memory that counts arrivals and
-// expected bytes, and completes a phase when both reach zero.
-__device__ void mbar_init(uint64_t *bar, int arrivals)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(bar)), "r"(arrivals));
-}
-
-// One arrival, and bytes still to come from the copy engine.
-__device__ void mbar_arrive_expect(uint64_t *bar, int bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
-                 : : "r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
-
-__device__ void mbar_arrive(uint64_t *bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" : : "r"(smem_addr(bar)) : "memory");
-}
-
-// Waits until the phase with this parity has completed.
-__device__ void mbar_wait(uint64_t *bar, int parity)
-{
-    asm volatile("{\n"
-                 ".reg .pred done;\n"
-                 "WAIT_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT_%=;\n"
-                 "}\n"
-                 : : "r"(smem_addr(bar)), "r"(parity) : "memory");
-}
-
-// ---- TMA: the box of the tensor map whose first element is (c0, c1)
-// (innermost coordinate first) into shared memory; its bytes count down bar.
-__device__ void tma_load(__half *dst, const CUtensorMap *map, int c0, int c1, uint64_t *bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];\n"
-                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
-                 : "memory");
-}
-
-// ---- wgmma
 // The descriptor of a matrix in shared memory (see the header). A K-major
 // swizzled operand has no leading offset: the PTX ISA takes it as 1 (16 bytes).
 constexpr int A_LEADING = 16;
 __device__ uint64_t descriptor(const __half *p, int leading_bytes, int stride_bytes)
 {
-    return (uint64_t)((smem_addr(p) & 0x3FFFF) >> 4) | (uint64_t)(leading_bytes >> 4) << 16 |
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(p);
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)(leading_bytes >> 4) << 16 |
            (uint64_t)(stride_bytes >> 4) << 32 | 1ull << 62;
-}
-
-__device__ void wgmma_fence()
-{
-    asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory");
-}
-
-__device__ void wgmma_commit()
-{
-    asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
 }
 
 // Waits until at most PENDING of this warpgroup's wgmma groups are in flight.
@@ -180,79 +120,72 @@ __device__ void wgmma_wait(float (&d)[FN][4])
             asm volatile("" : "+f"(d[j][i]) : : "memory");
 }
 
-// d += a * b on the tensor cores, issued by the whole warpgroup: A 64 x 16
-// (K-major), B 16 x 256 (N-major, so transposed: the last 1), D 64 x 256 float.
+// The four accumulators of 16 x 8 tile j, as asm operands.
+#define D4(j) "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])
+
+// d += a * b, issued by the whole warpgroup: A 64 x 16 (K-major), B 16 x 256
+// (N-major, read transposed: the last 1), D 64 x 256 float (kept: the first 1).
 __device__ void wgmma_64x256x16(float (&d)[FN][4], uint64_t a, uint64_t b)
 {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, "
-                 "%8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, "
-                 "%24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, "
-                 "%40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, "
-                 "%56, %57, %58, %59, %60, %61, %62, %63, "
-                 "%64, %65, %66, %67, %68, %69, %70, %71, "
-                 "%72, %73, %74, %75, %76, %77, %78, %79, "
-                 "%80, %81, %82, %83, %84, %85, %86, %87, "
-                 "%88, %89, %90, %91, %92, %93, %94, %95, "
-                 "%96, %97, %98, %99, %100, %101, %102, %103, "
-                 "%104, %105, %106, %107, %108, %109, %110, %111, "
-                 "%112, %113, %114, %115, %116, %117, %118, %119, "
-                 "%120, %121, %122, %123, %124, %125, %126, %127"
-                 "}, %128, %129, p, 1, 1, 0, 1;\n"
-                 "}\n"
-                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]),
-                   "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
-                   "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-                   "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
-                   "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
-                   "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-                   "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]),
-                   "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
-                   "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),
-                   "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
-                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]),
-                   "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
-                   "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]),
-                   "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
-                   "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
-                   "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3]),
-                   "+f"(d[16][0]), "+f"(d[16][1]), "+f"(d[16][2]), "+f"(d[16][3]),
-                   "+f"(d[17][0]), "+f"(d[17][1]), "+f"(d[17][2]), "+f"(d[17][3]),
-                   "+f"(d[18][0]), "+f"(d[18][1]), "+f"(d[18][2]), "+f"(d[18][3]),
-                   "+f"(d[19][0]), "+f"(d[19][1]), "+f"(d[19][2]), "+f"(d[19][3]),
-                   "+f"(d[20][0]), "+f"(d[20][1]), "+f"(d[20][2]), "+f"(d[20][3]),
-                   "+f"(d[21][0]), "+f"(d[21][1]), "+f"(d[21][2]), "+f"(d[21][3]),
-                   "+f"(d[22][0]), "+f"(d[22][1]), "+f"(d[22][2]), "+f"(d[22][3]),
-                   "+f"(d[23][0]), "+f"(d[23][1]), "+f"(d[23][2]), "+f"(d[23][3]),
-                   "+f"(d[24][0]), "+f"(d[24][1]), "+f"(d[24][2]), "+f"(d[24][3]),
-                   "+f"(d[25][0]), "+f"(d[25][1]), "+f"(d[25][2]), "+f"(d[25][3]),
-                   "+f"(d[26][0]), "+f"(d[26][1]), "+f"(d[26][2]), "+f"(d[26][3]),
-                   "+f"(d[27][0]), "+f"(d[27][1]), "+f"(d[27][2]), "+f"(d[27][3]),
-                   "+f"(d[28][0]), "+f"(d[28][1]), "+f"(d[28][2]), "+f"(d[28][3]),
-                   "+f"(d[29][0]), "+f"(d[29][1]), "+f"(d[29][2]), "+f"(d[29][3]),
-                   "+f"(d[30][0]), "+f"(d[30][1]), "+f"(d[30][2]), "+f"(d[30][3]),
-                   "+f"(d[31][0]), "+f"(d[31][1]), "+f"(d[31][2]), "+f"(d[31][3])
-                 : "l"(a), "l"(b), "r"(1));
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "
+                 "%59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, "
+                 "%78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, "
+                 "%97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "
+                 "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
+                   D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15),
+                   D4(16), D4(17), D4(18), D4(19), D4(20), D4(21), D4(22), D4(23),
+                   D4(24), D4(25), D4(26), D4(27), D4(28), D4(29), D4(30), D4(31)
+                 : "l"(a), "l"(b));
+}
+
+// Copies 16 bytes from global to shared memory in the background. With
+// src_bytes == 0 it reads nothing and writes 16 zero bytes.
+__device__ void cp_async16(__half *dst, const __half *src, int src_bytes)
+{
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                 :
+                 : "r"(addr), "l"(__cvta_generic_to_global(src)), "r"(src_bytes));
+}
+
+// Closes this thread's copies issued since the last commit into a group.
+__device__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n");
+}
+
+// Waits until at most PENDING of this thread's groups are still in flight.
+template <int PENDING>
+__device__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" : : "n"(PENDING) : "memory");
 }
 
 // Eight consecutive halves (r, c..c+7) of the rows x cols matrix X, zero
-// outside it, loaded one by one into the shared piece dst: the path for any
-// shape.
+// outside it, into the shared piece dst. VEC: one cp.async, which outside X
+// reads nothing, from X + 0 (choosing the offset costs fewer registers than
+// choosing a pointer); needs cols % 8 == 0 and an aligned X, so that c..c+7
+// are all inside or all outside.
+template <bool VEC>
 __device__ void copy8(__half *dst, const __half *X, int rows, int cols, int r, int c)
 {
-    uint32_t w[4] = {};
-    if (r < rows)
+    if constexpr (VEC) {
+        const bool inside = r < rows && c < cols;
+        cp_async16(dst, X + (inside ? (unsigned)(r * cols + c) : 0u), inside ? (int)sizeof(uint4) : 0);
+    } else {
+        uint32_t w[4] = {};
+        if (r < rows)
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
-            if (c + i < cols)
-                w[i / 2] |= (uint32_t)__half_as_ushort(X[r * cols + c + i]) << (16 * (i % 2));
-    *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+            for (int i = 0; i < 8; ++i)
+                if (c + i < cols)
+                    w[i / 2] |= (uint32_t)__half_as_ushort(X[r * cols + c + i]) << (16 * (i % 2));
+        *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
 }
 
 // C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
@@ -293,112 +226,102 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
     }
 }
 
-// ---- load tiles: tile k0 of A and B into one stage, completing on its
-// barrier. VEC: one thread issues TMA copies (one box of A, BN / BOX_N of B)
-// and arms the barrier with their bytes. Otherwise (rows TMA cannot take)
-// every thread copies its pieces into the same swizzled layout itself,
-// element by element; the tensor cores read shared memory through the async
-// proxy, so the writes are fenced for it before each thread arrives.
-template <bool VEC>
-__device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
-                           const CUtensorMap *map_b, const __half *A, const __half *B, int M,
-                           int N, int K, int m0, int n0, int k0)
+// ---- load tiles: this thread's pieces of the tile of X at (r0, c0), global
+// -> shared, swizzled; they sit in one column of pieces, THREADS / CHUNKS rows
+// apart. (The row is r0 + ri: as r0 + r + i * ..., the same sum, ptxas
+// schedules the loop differently, and it measured 1-6% slower.)
+template <bool VEC, int CHUNKS, int LOADS>
+__device__ void load_tile(__half *Xs, const __half *X, int rows, int cols, int r0, int c0)
 {
-    if constexpr (VEC) {
-        if (threadIdx.x == 0) {
-            mbar_arrive_expect(bar, A_BYTES + B_BYTES);
-            tma_load(As, map_a, k0, m0, bar);
+    const int r = threadIdx.x / CHUNKS, c = threadIdx.x % CHUNKS;
 #pragma unroll
-            for (int j = 0; j < BN / BOX_N; ++j)
-                tma_load(Bs + j * BK * BOX_N, map_b, n0 + j * BOX_N, k0, bar);
-        }
-    } else {
-        const int ar = threadIdx.x / LINE_PIECES, ac = threadIdx.x % LINE_PIECES;
-#pragma unroll
-        for (int i = 0; i < BM * LINE_PIECES / THREADS; ++i) {
-            const int r = ar + i * (THREADS / LINE_PIECES);
-            copy8(&As[swizzle<LINE_PIECES>(r, ac)], A, M, K, m0 + r, k0 + ac * PIECE);
-        }
-        const int br = threadIdx.x / (BN / PIECE), bc = threadIdx.x % (BN / PIECE);
-#pragma unroll
-        for (int i = 0; i < BK * BN / PIECE / THREADS; ++i) {
-            const int r = br + i * (THREADS / (BN / PIECE));
-            copy8(&Bs[bc / LINE_PIECES * BK * BOX_N + swizzle<LINE_PIECES>(r, bc % LINE_PIECES)], B, K, N,
-                  k0 + r, n0 + bc * PIECE);
-        }
-        asm volatile("fence.proxy.async.shared::cta;\n" : : : "memory");
-        mbar_arrive(bar);
+    for (int i = 0; i < LOADS; ++i) {
+        const int ri = r + i * (THREADS / CHUNKS);
+        copy8<VEC>(&Xs[swizzle(ri, c)], X, rows, cols, r0 + ri, c0 + c * PIECE);
     }
+}
+
+// The top-left element of tile number `tile` of C. A row of the numbering
+// is GROUP_M tile rows, numbered down its columns, so that the tiles in
+// flight share more of A and B in L2 (the last row may have fewer).
+__device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0)
+{
+    const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
+    const int group_rows = min(tiles_m - first_row, GROUP_M);
+    const int in_group = tile % (GROUP_M * tiles_n);
+    m0 = (first_row + in_group % group_rows) * BM;
+    n0 = in_group / group_rows * BN;
 }
 
 template <bool VEC>
 __global__ void __launch_bounds__(THREADS, 1)
-gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-            int M, int N, int K, float alpha, const __half *__restrict__ A,
+gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
             const __half *__restrict__ B, float beta, float *__restrict__ C)
 {
-    extern __shared__ unsigned char smem_raw[];
-    __half *smem = reinterpret_cast<__half *>(
-        (reinterpret_cast<uintptr_t>(smem_raw) + SWIZZLE_ATOM - 1) / SWIZZLE_ATOM * SWIZZLE_ATOM);
+    extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
     __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
-    __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * BM * BK);
-    __shared__ uint64_t full[STAGES]; // stage s's tile has landed
+    __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
 
     // Blocks are numbered row by row over the tiles of C on a 1-D grid: a
-    // 2-D grid allows only 65535 block rows, too few for a tall C. A row here
-    // is GROUP_M tile rows, numbered down its columns, so that the blocks in
-    // flight share more of A and B in L2 (the last row may have fewer).
+    // 2-D grid allows only 65535 block rows, too few for a tall C.
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int first_row = blockIdx.x / (GROUP_M * tiles_n) * GROUP_M;
-    const int group_rows = min(tiles_m - first_row, GROUP_M);
-    const int in_group = blockIdx.x % (GROUP_M * tiles_n);
-    const int m0 = (first_row + in_group % group_rows) * BM, n0 = in_group / group_rows * BN;
-    const int wg = threadIdx.x / WARPGROUP; // this warpgroup's rows: wg * WGMMA_M on
-    const int warp = threadIdx.x % WARPGROUP / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
-    const int wm = wg * WGMMA_M + warp * MMA_M; // this warp's rows of D in the block tile
+    int m0, n0;
+    tile_origin(blockIdx.x, tiles_m, tiles_n, m0, n0);
+    const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
+    const int wg = threadIdx.x / WARPGROUP, wm = warp * MMA_M; // the warpgroup; the warp's rows of D
     const int tiles_k = (K + BK - 1) / BK;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s)
-            mbar_init(&full[s], VEC ? 1 : THREADS);
-        asm volatile("fence.mbarrier_init.release.cluster;\n" : : : "memory");
+    // ---- load tiles: the first STAGES - 2 tiles on their way, a group each
+    // (empty groups past the end of K keep the counting simple)
+#pragma unroll
+    for (int s = 0; s < STAGES - 2; ++s) {
+        if (s < tiles_k) {
+            load_tile<VEC, A_CHUNKS, A_LOADS>(As[s], A, M, K, m0, s * BK);
+            load_tile<VEC, B_CHUNKS, B_LOADS>(Bs[s], B, K, N, s * BK, n0);
+        }
+        cp_async_commit();
     }
-    __syncthreads(); // the barriers exist before anyone arrives or waits
 
-    // ---- load tiles: the first STAGES - 1 tiles on their way
-    for (int s = 0; s < STAGES - 1 && s < tiles_k; ++s)
-        load_tiles<VEC>(As[s], Bs[s], &full[s], &map_a, &map_b, A, B, M, N, K, m0, n0, s * BK);
-
+    // Threads past the edge of C stay: they help load tiles and must reach
+    // every barrier.
     float acc[FN][4] = {};
     for (int t = 0; t < tiles_k; ++t) {
-        const int t_copy = t + STAGES - 1; // the k-tile whose copies this iteration issues
+        const int t_copy = t + STAGES - 2; // the k-tile whose copies this iteration issues
 
-        // Tile t has landed once its stage's barrier completes the phase of
-        // this round through the ring.
-        mbar_wait(&full[t % STAGES], t / STAGES % 2);
-
-        // ---- compute: BK / WGMMA_K wgmma, one group; the warpgroup's rows
-        // of A, and all of B
-        wgmma_fence();
-#pragma unroll
-        for (int k = 0; k < BK; k += WGMMA_K)
-            wgmma_64x256x16(acc,
-                            descriptor(&As[t % STAGES][wg * WGMMA_M * BK + k], A_LEADING, SWIZZLE_ATOM),
-                            descriptor(&Bs[t % STAGES][k * BOX_N], BK * BOX_N * (int)sizeof(__half),
-                                       SWIZZLE_ATOM));
-        wgmma_commit();
-        // Tile t - 1's group is done (tile t's may still run: it reads only
-        // stage t % STAGES), and after the barrier in every warpgroup: its
-        // stage may be refilled.
-        wgmma_wait<1>(acc);
+        // Tile t must have landed (the newest STAGES - 3 groups may be in
+        // flight) and be fenced for the tensor cores; the barrier makes that
+        // so for every thread, and frees the stage tile t - 2's wgmma read.
+        cp_async_wait<STAGES - 3>();
+        asm volatile("fence.proxy.async.shared::cta;\n" : : : "memory");
         __syncthreads();
 
-        // ---- load tiles: tile t_copy, into the stage tile t - 1 left
-        if (t_copy < tiles_k)
-            load_tiles<VEC>(As[t_copy % STAGES], Bs[t_copy % STAGES], &full[t_copy % STAGES],
-                            &map_a, &map_b, A, B, M, N, K, m0, n0, t_copy * BK);
+        // ---- compute: a wgmma per WGMMA_K-deep slice, the tile's in one group
+        asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
+#pragma unroll
+        for (int s = 0; s < KSLICES; ++s) {
+            wgmma_64x256x16(acc,
+                            descriptor(&As[t % STAGES][wg * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
+                            descriptor(&Bs[t % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
+                                       SWIZZLE_ATOM));
+
+            // ---- load tiles: tile t_copy, A in the first slice and B in the
+            // last, after the slice's wgmma, so that the copies fill gaps
+            // between the wgmma (past K they fill zeros no one reads)
+            if (s == 0)
+                load_tile<VEC, A_CHUNKS, A_LOADS>(As[t_copy % STAGES], A, M, K, m0, t_copy * BK);
+            if (s == KSLICES - 1) {
+                load_tile<VEC, B_CHUNKS, B_LOADS>(Bs[t_copy % STAGES], B, K, N, t_copy * BK, n0);
+                cp_async_commit();
+            }
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
+        wgmma_wait<1>(acc); // tile t - 1's group is done; tile t's may still run
     }
     wgmma_wait<0>(acc);
+
+    // The last copies (zeros past the end of K) must not land in shared
+    // memory after the block has left it.
+    cp_async_wait<0>();
 
     // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
     // straight from the accumulators: rows g and g + MMA_M / 2 of each mma
@@ -412,48 +335,17 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                        make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);
 }
 
-// The tensor map of a rows x cols matrix of halves, read in boxes of
-// box_rows x box_cols with the 128-byte swizzle; parts of a box outside the
-// matrix arrive as zeros. Returns false if the driver cannot make it.
-static bool tensor_map(CUtensorMap *map, const void *X, int rows, int cols, int box_rows,
-                       int box_cols)
-{
-    // cuTensorMapEncodeTiled is a driver function: the runtime hands it out,
-    // so the program needs no link to the driver library.
-    static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
-    if (!encode) {
-        cudaDriverEntryPointQueryResult found;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
-                                             cudaEnableDefault, &found) != cudaSuccess ||
-            found != cudaDriverEntryPointSuccess)
-            return false;
-    }
-    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }; // innermost first
-    const cuuint64_t row_bytes[1] = { (cuuint64_t)cols * sizeof(__half) };
-    const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows };
-    const cuuint32_t steps[2] = { 1, 1 };
-    return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims,
-                  row_bytes, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
-           CUDA_SUCCESS;
-}
-
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // The TMA path: the copy engine needs 16-byte aligned rows and base
-    // addresses (K and N multiples of 8, A and B aligned), and the 16-byte
-    // path's stores need C aligned too. Any other shape takes the same
-    // kernel with copies by every thread.
-    CUtensorMap map_a = {}, map_b = {};
+    // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
     const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
-                     ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0 &&
-                     tensor_map(&map_a, A, M, K, BM, BK) && tensor_map(&map_b, B, K, N, BK, BOX_N);
+                     ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
-    kernel<<<tiles, THREADS, SMEM_BYTES>>>(map_a, map_b, M, N, K, alpha, (const __half *)A,
-                                           (const __half *)B, beta, C);
+    const int smem = STAGES * STAGE_BYTES;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    kernel<<<tiles, THREADS, smem>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
 }

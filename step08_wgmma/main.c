@@ -30,9 +30,8 @@ int main(int argc, char **argv)
     if (opt.check)
         check = check_gemm(&prob, gemm_launch);
 
-    const gemm_fn cublas = cublas_gemm(STEP.input);
-    const struct timing mine = time_gemm(&prob, gemm_launch, &opt);
-    const struct timing theirs = time_gemm(&prob, cublas, &opt);
+    struct timing mine, theirs;
+    time_gemms(&prob, gemm_launch, cublas_gemm(STEP.input), &opt, &mine, &theirs);
 
     report(&STEP, &gpu, &opt, &mine, &theirs, opt.check ? &check : NULL);
     free_problem(&prob);
