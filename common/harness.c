@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *prog = "gemm"; /* the step's name, for messages */
@@ -360,11 +361,24 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     const gemm_fn fn[2] = { mine, theirs };
     const int n = opt->iters;
 
-    for (int i = 0; i < opt->warmup; i++)
+    /* Warm-up: at least opt->warmup runs of each and, unless that is 0,
+     * WARMUP_SECONDS of them. Under a sustained load the GPU lowers its
+     * clock to stay within its power limit, in well under that time, and
+     * keeps it there; timed from a cold start, some processes would catch
+     * the higher clock and some the lower one, and the two kernels do not
+     * lose the same share to it (README, "How it is measured"). */
+    struct timespec start, now;
+    timespec_get(&start, TIME_UTC);
+    int warmup = 0;
+    for (double elapsed = 0.0; warmup < opt->warmup || (opt->warmup > 0 && elapsed < WARMUP_SECONDS);
+         warmup++) {
         for (int f = 0; f < 2; f++)
             fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize()); /* so that the host's clock follows the GPU */
+        timespec_get(&now, TIME_UTC);
+        elapsed = (double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec);
+    }
 
     /* One event pair per run, read after the last: no host round trip
      * between runs, and each run timed on its own for the median. Run i of
@@ -390,8 +404,8 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     for (int i = 0; i < 4 * n; i++)
         CUDA_CHECK(cudaEventDestroy(ev[i]));
 
-    *t_mine = summarize(ms, n, opt->warmup);
-    *t_theirs = summarize(ms + n, n, opt->warmup);
+    *t_mine = summarize(ms, n, warmup);
+    *t_theirs = summarize(ms + n, n, warmup);
     free(ev);
     free(ms);
 }

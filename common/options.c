@@ -30,7 +30,8 @@ static void usage(const char *cmd, const struct step *step)
            "  -s S, --size S     set M, N and K to S\n"
            "  --alpha X          scale of A x B (default %g)\n"
            "  --beta X           scale of the old C (default %g; 0 means C is not read)\n"
-           "  --warmup N         untimed runs before timing (default %d)\n"
+           "  --warmup N         untimed runs of each before timing: at least N, and\n"
+           "                     unless N is 0, %g s of them (default %d)\n"
            "  --iters N          timed runs; the median is reported (default %d)\n"
            "  --seed N           seed of the random inputs (default %llu)\n"
            "  --offset N         start A, B and C N elements past an aligned address,\n"
@@ -41,7 +42,7 @@ static void usage(const char *cmd, const struct step *step)
            "Numbers are decimal: 1000, +12, -1.5, 2.5e-3; no spaces, no hex.\n"
            "Exit status: 0 success, 1 check failed or CUDA error, 2 bad input or no\n"
            "usable GPU.\n",
-           cmd, step->name, need, DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, DEFAULTS.warmup,
+           cmd, step->name, need, DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, WARMUP_SECONDS, DEFAULTS.warmup,
            DEFAULTS.iters, (unsigned long long)DEFAULTS.seed);
 }
 

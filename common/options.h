@@ -25,6 +25,9 @@ struct options {
 #define MAX_SIDE (1 << 30)
 #define MAX_OFFSET 1024
 
+/* Seconds of warm-up runs before timing, unless --warmup 0. */
+#define WARMUP_SECONDS 0.5
+
 /* Parses argv into *opt. Returns -1 when the program should go on; otherwise
  * the exit code: 0 after --help (wherever it stands), 2 after bad input,
  * which gets one line on stderr naming the problem, prefixed by the step's
