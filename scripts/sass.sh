@@ -17,7 +17,8 @@ usage: scripts/sass.sh STEP [--arch sm_NN] [--loop | --all]
   --all        also print the whole SASS
 Counted: FFMA, LDS.128 and LDG.E.128 (16-byte shared and global loads), HMMA
 (mma.sync), LDSM (ldmatrix), LDGSTS (cp.async), HGMMA (wgmma), UTMALDG (TMA
-loads), SYNCS (mbarrier), LDL/STL (local memory: spills).
+loads), SYNCS (mbarrier), USETMAXREG (setmaxnreg), LDL/STL (local memory:
+spills).
 USAGE
 }
 
@@ -70,7 +71,7 @@ awk '
         delete count
     }
     BEGIN {
-        n = split("FFMA LDS.128 LDG.E.128 HMMA LDSM LDGSTS HGMMA UTMALDG SYNCS LDL STL", cols, " ")
+        n = split("FFMA LDS.128 LDG.E.128 HMMA LDSM LDGSTS HGMMA UTMALDG SYNCS USETMAXREG LDL STL", cols, " ")
         printf "%-28s", "kernel"
         for (i = 1; i <= n; i++) {
             w[i] = length(cols[i]) > 5 ? length(cols[i]) : 5

@@ -2,20 +2,39 @@
 # Writes the measured numbers into the docs from saved scripts/run_all.sh
 # outputs, so that no number is typed by hand:
 #   - each kernel.cu header's "Measured:" paragraph, from the first run;
-#   - README.md's tables (between <!-- run_all N --> and <!-- /run_all -->),
-#     each step section's line (<!-- measured STEP --> ... <!-- /measured -->)
-#     and the lesson sizes (<!-- lesson sizes --> ... <!-- /lesson sizes -->).
+#   - README.md's tables (between <!-- run_all N --> and <!-- /run_all -->
+#     for N^3, <!-- run_all M N K --> for other shapes), the sweep
+#     (<!-- sweep --> ... <!-- /sweep -->, from scripts/sweep.sh), each step
+#     section's line (<!-- measured STEP --> ... <!-- /measured -->) and the
+#     lesson sizes (<!-- lesson sizes --> ... <!-- /lesson sizes -->).
 # usage: scripts/run_all.sh | tee r4096.txt; scripts/run_all.sh -s 8192 | tee r8192.txt
-#        scripts/update_docs.sh r4096.txt r8192.txt
+#        scripts/update_docs.sh r4096.txt r8192.txt [more run_all or sweep.sh outputs]
+# The first file must be a run_all.sh output: the headers' lines come from it.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 [ $# -ge 1 ] || die update_docs.sh "usage: scripts/update_docs.sh RUN_ALL_OUTPUT... (the first for the headers)"
+readme=README.md
+# The README block a saved output goes to: "run_all 4096", "run_all 4096 4100
+# 4096" or "sweep"; nothing if the file is neither.
+block() {
+    local shape
+    shape=$(sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1")
+    if [ -n "$shape" ]; then
+        set -- $shape
+        if [ "$1" = "$2" ] && [ "$2" = "$3" ]; then echo "run_all $1"; else echo "run_all $1 $2 $3"; fi
+    elif head -n 1 "$1" | grep -qE '^step[0-9]+_[a-z_0-9]+ against cuBLAS'; then
+        echo sweep
+    fi
+}
 for f in "$@"; do
     [ -f "$f" ] || die update_docs.sh "no file $f"
-    grep -q '^GEMM M=' "$f" || die update_docs.sh "$f is not scripts/run_all.sh output"
+    b=$(block "$f")
+    [ -n "$b" ] || die update_docs.sh "$f is neither scripts/run_all.sh nor scripts/sweep.sh output"
+    grep -qxF "<!-- $b -->" "$readme" || die update_docs.sh "README.md has no <!-- $b --> block for $f"
 done
+[[ $(block "$1") == run_all* ]] || die update_docs.sh "$1 is not scripts/run_all.sh output: the headers are written from the first file"
 
 # One step's numbers from a run's table: precision ms tflops x_step01 x_prev pct check.
 row() {
@@ -52,16 +71,13 @@ for s in $(step_dirs); do
         !skip { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu"
 done
 
-readme=README.md
 for run in "$@"; do
-    size=$(sed -n '1s/^GEMM M=\([0-9]*\) .*/\1/p' "$run")
-    grep -q "<!-- run_all $size -->" "$readme" || { echo "update_docs.sh: README.md has no <!-- run_all $size --> block" >&2; continue; }
-    awk -v size="$size" -v file="$run" '
-        $0 == "<!-- run_all " size " -->" {
-            print; print "```"; while ((getline line < file) > 0) print line; print "```"; skip = 1; next
-        }
-        skip && /^<!-- \/run_all -->$/ { skip = 0 }
-        !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    b=$(block "$run")
+    awk -v first="<!-- $b -->" -v last="<!-- /${b%% *} -->" -v file="$run" '
+        $0 == first { print; print "```"; while ((getline line < file) > 0) print line; print "```"; skip = 1; next }
+        skip && $0 == last { skip = 0 }
+        !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme" ||
+        die update_docs.sh "could not write $run into README.md"
 done
 for s in $(step_dirs); do
     m=$(measured "$first" "$s") || continue
