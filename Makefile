@@ -13,10 +13,11 @@ ifndef ARCH
 ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | grep -E '^[0-9]+\.[0-9]+$$' | sed 's/\.//; s/^/sm_/')
 endif
 ifneq ($(strip $(ARCH)),)
-ifeq ($(shell echo '$(ARCH)' | grep -E '^(sm|compute)_[0-9]+a?$$'),)
+ifeq ($(shell echo '$(ARCH)' | grep -E '^(sm|compute)_[1-9][0-9]{1,2}a?$$'),)
 $(error ARCH=$(ARCH): want sm_NN (machine code for that GPU) or compute_NN (PTX only), e.g. make ARCH=sm_90)
 endif
 endif
+
 export ARCH
 
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xptxas -warn-spills,-warn-lmem-usage
@@ -33,6 +34,24 @@ COMMON_OBJS := common/half.o common/options.o common/step.o common/check.o commo
 $(foreach s,$(ALL_STEPS),$(eval GENCODE_$(s) := $(shell bash scripts/arch.sh gencode $(s) $(ARCH))))
 LEFT_OUT := $(foreach s,$(ALL_STEPS),$(if $(filter left,$(firstword $(GENCODE_$(s)))),$(s)))
 BUILT := $(filter-out $(LEFT_OUT),$(ALL_STEPS))
+
+# What was asked on the command line, checked before any work: STEP names
+# the step of make lesson, sass and profile, which need one (the scripts
+# behind them build with STEP= cleared); a build takes the step as its
+# target, and a step must exist.
+STEP_GOALS := $(filter lesson sass profile,$(MAKECMDGOALS))
+STEP_NAMES := $(ALL_STEPS) $(foreach s,$(ALL_STEPS),$(call SHORT,$(s)))
+ifneq ($(strip $(STEP)),)
+ifeq ($(STEP_GOALS),)
+$(error STEP=$(STEP) is for make lesson, sass and profile; to build one step: make step$(STEP))
+endif
+else ifneq ($(STEP_GOALS),)
+$(error usage: make $(firstword $(STEP_GOALS)) STEP=NN, NN one of $(foreach s,$(ALL_STEPS),$(patsubst step%,%,$(call SHORT,$(s)))))
+endif
+UNKNOWN_STEPS := $(filter-out $(STEP_NAMES),$(foreach g,$(filter step%,$(MAKECMDGOALS)),$(if $(findstring /,$(g)),,$(g))))
+ifneq ($(UNKNOWN_STEPS),)
+$(error no step $(firstword $(UNKNOWN_STEPS)); the steps: $(foreach s,$(ALL_STEPS),$(call SHORT,$(s))))
+endif
 
 .PHONY: all test bench regs profile sass lesson help clean FORCE $(ALL_STEPS) $(foreach s,$(ALL_STEPS),$(call SHORT,$(s)))
 .SECONDARY:
@@ -89,11 +108,12 @@ common/test_common: common/test_common.c common/half.o common/options.o common/s
 test:
 	+@bash scripts/test.sh
 
-bench: all
+bench:
 	+@bash scripts/run_all.sh
 
+# make regs [STEPS="05 06"]
 regs:
-	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" bash scripts/regs.sh $(ALL_STEPS)
+	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" bash scripts/regs.sh $(or $(STEPS),$(ALL_STEPS))
 
 # make lesson STEP=04; make profile STEP=07 [SIZE=4096];
 # make sass STEP=06 [SASS_FLAGS="--loop"]

@@ -10,6 +10,7 @@
 #include "options.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,18 +256,53 @@ static void test_samples(void)
     int ok = n > 0 && idx[0] == 0 && idx[n - 1] == 999;
     for (int i = 1; i < n; i++)
         ok = ok && idx[i] > idx[i - 1];
-    for (int t = EDGE; t < 1000; t += EDGE) {
+    /* Every step's tiles, down to mma.sync's 8-column ones, are multiples of
+     * 8 wide: the sample must hold both sides of every multiple of 8, and no
+     * more than that and the corners. */
+    const int smallest_tile = 8;
+    for (int t = smallest_tile; t < 1000; t += smallest_tile) {
         int have = 0;
         for (int i = 0; i < n; i++)
             have += idx[i] == t - 1 || idx[i] == t;
         ok = ok && have == 2;
     }
-    ok = ok && n == 2 * (999 / EDGE) + 2;
+    ok = ok && n == 2 * (999 / smallest_tile) + 2;
     n = sample_few(1000, 3, idx);
     ok = ok && n <= SAMPLE_FEW_MAX && idx[0] == 0 && idx[1] == 1 && idx[n - 1] == 999;
     ok = ok && sample_edges(1, idx) == 1 && idx[0] == 0 && sample_few(1, 3, idx) == 1;
-    result("check: samples hold the corners and both sides of every multiple of EDGE", ok,
+    result("check: samples hold the corners and both sides of every multiple of 8", ok,
            "bad sample");
+}
+
+/* The tolerance's formula, written out: 8 u (|alpha| ||a_i|| ||b_j|| +
+ * |beta c_ij|) for rounded sums, (8 + sqrt(K) / 4) u (...) for truncated ones,
+ * with a negative alpha and a non-zero beta; and its scale: an error just
+ * inside it passes, just outside fails, for both models. */
+static void test_tolerance_formula(void)
+{
+    /* ||a|| = 3, ||b|| = sqrt(0.125), a.b = -0.75; alpha = -2, beta = 0.5,
+     * c = -3: the exact result is 1.5 - 1.5 = 0, so that a float holds the
+     * result plus a small fraction of the tolerance without rounding it. */
+    static const float a[4] = { 1, 2, 2, 0 }, b[4] = { -0.25f, -0.25f, 0, 0 }, c[1] = { -3 };
+    const double u = 0x1p-24, scale = 2.0 * 3.0 * sqrt(0.125) + 0.5 * 3.0;
+    const double want[2] = { 8.0 * u * scale, (8.0 + sqrt(4.0) / 4.0) * u * scale };
+    for (int m = 0; m < 2; m++) {
+        const enum summation sum = m ? SUM_TRUNCATED : SUM_ROUNDED;
+        const char *model = m ? "tensor-core" : "float";
+        const struct gemm_data d = { 1, 1, 4, -2.0f, 0.5f, a, b, c, sum };
+        double a_norm[1], b_norm[1];
+        compute_norms(&d, a_norm, b_norm);
+        const double tol = tolerance(&d, a_norm, b_norm, 0, 0);
+        char name[128];
+        snprintf(name, sizeof name, "check: the %s tolerance with alpha < 0 and beta != 0 is as derived", model);
+        result(name, fabs(tol - want[m]) <= 1e-12 * want[m], "another formula");
+        for (int side = -1; side <= 1; side += 2) {
+            const float inside = (float)(side * 0.95 * want[m]), outside = (float)(side * 1.05 * want[m]);
+            snprintf(name, sizeof name, "check: %s sums: an error of 0.95 of the tolerance passes, 1.05 fails (%s)",
+                     model, side < 0 ? "below" : "above");
+            result(name, check_full(&d, &inside).pass && !check_full(&d, &outside).pass, "wrong scale");
+        }
+    }
 }
 
 /* The result of one row of A times N columns of B as the GPU adds it up:
@@ -417,6 +453,12 @@ static void test_options(void)
                o.beta == 0.25f && o.iters == 3 && o.warmup == 0 && o.seed == 5 && o.offset == 3 &&
                !o.check,
            "wrong values");
+    /* The kernels index a matrix with 32-bit ints (row * cols + col): the
+     * largest one any step takes must have at most INT_MAX elements. */
+    result("options: the element limit is what 32-bit indexing allows",
+           MAX_MATRIX_ELEMENTS <= INT_MAX && parse("-m 2 -n 1 -k 1073741823", &o) == -1 &&
+               parse("-m 2 -n 1 -k 1073741824", &o) == 2,
+           "a matrix past INT_MAX elements accepted, or one within refused");
     rc = parse("--offset 1024", &o);
     result("options: --offset takes up to MAX_OFFSET", rc == -1 && o.offset == MAX_OFFSET, "refused");
 
@@ -466,6 +508,7 @@ int main(void)
     test_checker_catches();
     test_tolerance_catches_missing_product();
     test_samples();
+    test_tolerance_formula();
     test_check_over_k();
     test_fill_random();
     test_options();

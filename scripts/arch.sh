@@ -78,6 +78,7 @@ gencode() {
 }
 
 case ${1:-} in
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     need) [ $# -eq 2 ] || die "usage: arch.sh need STEP"; need "${2%/}" ;;
     input) [ $# -eq 2 ] || die "usage: arch.sh input STEP"; input "${2%/}" ;;
     gencode) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: arch.sh gencode STEP [ARCH]"; gencode "${2%/}" "${3:-}" ;;

@@ -3,12 +3,35 @@
 # One line on stderr, exit 2: die SCRIPT MESSAGE
 die() { echo "$1: $2" >&2; exit 2; }
 
-# Option $2's value $3 must be a positive decimal integer, as the steps take
-# them (an optional +, digits): positive_int SCRIPT OPTION [VALUE ...]
+# Option $2's value $3 must be a decimal integer from 1 to 2^30, the most
+# any step takes for a side (an optional +, digits): positive_int SCRIPT
+# OPTION [VALUE ...]
 positive_int() {
     [ $# -ge 3 ] || die "$1" "$2 needs a value"
-    [[ $3 =~ ^\+?[0-9]+$ ]] && [ "$((10#${3#+}))" -ge 1 ] 2>/dev/null ||
-        die "$1" "$2 needs a positive integer, got '$3'"
+    local digits=${3#+}
+    digits=${digits#"${digits%%[!0]*}"} # no leading zeros: not octal, and short
+    [[ $3 =~ ^\+?[0-9]+$ ]] && [ -n "$digits" ] && [ ${#digits} -le 10 ] &&
+        [ "$digits" -le 1073741824 ] ||
+        die "$1" "$2 needs an integer from 1 to 1073741824, got '$3'"
+}
+
+# The build a script needs, announced on one line first (it can take a
+# minute): build SCRIPT [TARGET...]
+build() {
+    local script=$1
+    shift
+    echo "$script: building ${*:-every step} (make)" >&2
+    ${MAKE:-make} --no-print-directory STEP= "$@" >/dev/null || die "$script" "the build failed (run make to see why)"
+}
+
+# Dies unless the first step can run on a GPU here: a tiny run of it says
+# why not, in its own words: gpu_or_die SCRIPT
+gpu_or_die() {
+    local first out
+    first=$(step_dirs | head -n 1)
+    build "$1" "$first"
+    out=$(./"$first"/run -s 8 --warmup 0 --iters 1 --no-check 2>&1) ||
+        die "$1" "needs a GPU: ${out#"$first: "}"
 }
 
 # Every step's folder, in order, one a line: the folders stepNN_* that hold

@@ -12,9 +12,22 @@ set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
+usage() {
+    cat <<USAGE
+usage: scripts/regs.sh [STEP...]
+  STEP   a step's number (04), short name (step04) or folder; default: every step
+Environment: NVCC, NVCCFLAGS and ARCH, as make passes them (make regs).
+USAGE
+}
+case ${1:-} in -h|--help) usage; exit 0 ;; -*) die regs.sh "unknown option '$1' (see --help)" ;; esac
+
 NVCC=${NVCC:-nvcc}
 NVCCFLAGS=${NVCCFLAGS:--O3 -lineinfo -std=c++17}
-[ $# -gt 0 ] || set -- $(step_dirs)
+want=()
+for s in "${@:-$(step_dirs)}"; do
+    for w in $s; do want+=("$(find_step regs.sh "${w%/}")") || exit 2; done
+done
+set -- "${want[@]}"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

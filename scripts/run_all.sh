@@ -28,15 +28,20 @@ while [ $# -gt 0 ]; do
         -n) positive_int run_all.sh "$@"; n=$2; shift 2 ;;
         -k) positive_int run_all.sh "$@"; k=$2; shift 2 ;;
         --iters) positive_int run_all.sh "$@"; iters=$2; shift 2 ;;
-        --csv) [ $# -ge 2 ] || die run_all.sh "--csv needs a file name"; csv=$2; shift 2 ;;
+        --csv) [ $# -ge 2 ] && [ -n "$2" ] || die run_all.sh "--csv needs a file name"; csv=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) die run_all.sh "unknown option '$1' (see --help)" ;;
     esac
 done
 
+# The CSV file must be writable before anything runs.
+if [ -n "$csv" ]; then
+    { : >"$csv"; } 2>/dev/null || die run_all.sh "cannot write --csv file '$csv'"
+fi
 steps=()
 for dir in $(step_dirs); do steps+=("$dir"); done
-${MAKE:-make} --no-print-directory all >/dev/null || die run_all.sh "the build failed (run make to see why)"
+gpu_or_die run_all.sh
+build run_all.sh all
 
 # The key=value line each step prints last, or why it did not run.
 declare -A res

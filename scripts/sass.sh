@@ -12,8 +12,9 @@ usage() {
 usage: scripts/sass.sh STEP [--arch sm_NN] [--loop | --all]
   STEP         a step's number (06) or folder (step06_mma_ptx)
   --arch A     which machine code of the build to read (default: the newest)
-  --loop       also print the SASS of each kernel's main loop (the backward
-               branch with the most FFMA/HMMA/HGMMA inside it)
+  --loop       also print the SASS of each kernel's main loop (the shortest
+               backward branch around the most of its HGMMA, else HMMA, else
+               FFMA), and which address range that is
   --all        also print the whole SASS
 Counted: FFMA, LDS.128 and LDG.E.128 (16-byte shared and global loads), HMMA
 (mma.sync), LDSM (ldmatrix), LDGSTS (cp.async), HGMMA (wgmma), UTMALDG (TMA
@@ -39,8 +40,8 @@ for tool in cuobjdump nvdisasm; do
         die sass.sh "needs $tool, which this CUDA toolkit lacks: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, and put the bin folders they install on PATH"
 done
 obj=$step/kernel.o
-${MAKE:-make} --no-print-directory "$step" >/dev/null 2>&1 ||
-    die sass.sh "$step does not build here ($(${MAKE:-make} --no-print-directory "$step" 2>&1 | tail -n 1))"
+${MAKE:-make} --no-print-directory STEP= "$step" >/dev/null 2>&1 ||
+    die sass.sh "$step does not build here ($(${MAKE:-make} --no-print-directory STEP= "$step" 2>&1 | tail -n 1))"
 
 have=$(cuobjdump --list-elf "$obj" | sed -n 's/.*\.\(sm_[0-9]*a\?\)\.cubin$/\1/p')
 [ -n "$have" ] || die sass.sh "$obj holds no machine code (a PTX-only build, ARCH=compute_NN?)"
@@ -89,7 +90,10 @@ awk '
     END { flush() }' "$sass"
 
 # The main loop: of the branches back to an earlier address, the one whose
-# range holds the most math instructions.
+# range holds the most of the kernel's matrix instructions (HGMMA where it
+# has any, else HMMA, else FFMA: the epilogue's FFMA do not count in a
+# tensor-core kernel), and of those the shortest (an outer loop around it,
+# the persistent steps' walk over tiles, holds as many).
 if [ "$show" = loop ]; then
     awk '
         function hex(s,   v, i) {
@@ -97,25 +101,31 @@ if [ "$show" = loop ]; then
             for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
             return v
         }
-        /Function :/ { fn = $0; sub(/.*Function : (void )?/, "", fn); sub(/\(.*/, "", fn); next }
+        /Function :/ { fn = $0; sub(/.*Function : (void )?/, "", fn); sub(/\(.*/, "", fn); fns[fn] = 1; next }
         match($0, /\/\*[0-9a-f]+\*\//) {
             addr = hex(substr($0, RSTART + 2, RLENGTH - 4))
             line[fn, addr] = $0
-            if ($0 ~ / (FFMA|HMMA|HGMMA)[ .]/) math[fn, addr] = 1
+            for (k = 1; k <= 3; k++) if ($0 ~ (" " kind[k] "[ .]")) { op[fn, addr] = kind[k]; has[fn, kind[k]] = 1 }
             if (match($0, / BRA[^;]* 0x[0-9a-f]+/)) {
                 t = substr($0, RSTART, RLENGTH); sub(/.* 0x/, "", t)
                 if (hex(t) < addr) { nb[fn]++; from[fn, nb[fn]] = hex(t); to[fn, nb[fn]] = addr }
             }
         }
+        BEGIN { kind[1] = "HGMMA"; kind[2] = "HMMA"; kind[3] = "FFMA" }
         END {
-            for (f in nb) {
-                best = 0; bestn = -1
+            for (f in fns) {
+                mma = ""
+                for (k = 3; k >= 1; k--) if ((f, kind[k]) in has) mma = kind[k]
+                best = 0; bestn = 0
                 for (b = 1; b <= nb[f]; b++) {
                     c = 0
-                    for (a = from[f, b]; a <= to[f, b]; a += 16) c += math[f, a]
-                    if (c > bestn) { bestn = c; best = b }
+                    for (a = from[f, b]; a <= to[f, b]; a += 16) c += (op[f, a] == mma)
+                    if (c > bestn || (c == bestn && c > 0 && to[f, b] - from[f, b] < to[f, best] - from[f, best])) {
+                        bestn = c; best = b
+                    }
                 }
-                printf "\n%s: main loop, 0x%04x-0x%04x, %d math instructions\n", f, from[f, best], to[f, best], bestn
+                if (!best) { printf "\n%s: no loop holds its matrix instructions\n", f; continue }
+                printf "\n%s: main loop, 0x%04x-0x%04x, %d %s\n", f, from[f, best], to[f, best], bestn, mma
                 for (a = from[f, best]; a <= to[f, best]; a += 16) if ((f, a) in line) print line[f, a]
             }
         }' "$sass"

@@ -31,10 +31,13 @@ while [ $# -gt 0 ]; do
         *) die sweep.sh "unknown option '$1' (see --help)" ;;
     esac
 done
+[ -n "${sizes// /}" ] || die sweep.sh "--sizes needs at least one size"
+[ -n "${want// /}" ] || die sweep.sh "--steps needs at least one step"
 for size in $sizes; do positive_int sweep.sh --sizes "$size"; done
 steps=()
 for s in $want; do steps+=("$(find_step sweep.sh "$s")") || exit 2; done
-${MAKE:-make} --no-print-directory all >/dev/null || die sweep.sh "the build failed (run make to see why)"
+gpu_or_die sweep.sh
+build sweep.sh all
 
 status=0
 for s in "${steps[@]}"; do

@@ -14,7 +14,12 @@ set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-[ $# -ge 1 ] || die update_docs.sh "usage: scripts/update_docs.sh RUN_ALL_OUTPUT... (the first for the headers)"
+usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_OR_SWEEP_OUTPUT...] (the first for the headers)"
+case ${1:-} in
+    -h|--help) echo "$usage"; exit 0 ;;
+    -*) die update_docs.sh "unknown option '$1' (see --help)" ;;
+esac
+[ $# -ge 1 ] || die update_docs.sh "$usage"
 readme=README.md
 # The README block a saved output goes to: "run_all 4096", "run_all 4096 4100
 # 4096" or "sweep"; nothing if the file is neither.
@@ -61,6 +66,11 @@ measured() {
 }
 
 first=$1
+[ -n "$(where "$first")" ] || die update_docs.sh "$first: its first line names no GPU, CUDA version or date"
+for s in $(step_dirs); do
+    row "$first" "$s" | grep -q . || [ ! -x "$s/run" ] ||
+        die update_docs.sh "$first has no row for $s, which this tree builds: not this code's run?"
+done
 for s in $(step_dirs); do
     m=$(measured "$first" "$s") || { echo "update_docs.sh: $s is not in $first; its header is left as it was" >&2; continue; }
     text=" * Measured: $m (scripts/run_all.sh, $(where "$first"))."
