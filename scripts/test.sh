@@ -322,6 +322,8 @@ sanitizer_runs=(
 
 cases_per_step=$(( ${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]} + ${#offset_runs[@]} +
                    ${#sanitizer_runs[@]} ))
+wrong_cases=8 # common/wrong_kernel.cu's 4 bugs, with a float and a half harness
+COMMON_OBJS="common/half.o common/options.o common/step.o common/check.o common/harness.o"
 
 # The steps' reason to skip their GPU checks: left out of the build, or (set
 # below) a GPU older than the step needs. Each is said once, with its count.
@@ -386,7 +388,7 @@ if [ -n "$gpu_reason" ]; then
         fail "make profile without a usable GPU: want one line and exit 2 (exit code $rc)"
     fi
     rm -f "$log.out"
-    n=$(( ${#built[@]} * cases_per_step ))
+    n=$(( ${#built[@]} * cases_per_step + wrong_cases ))
     skipped=$((skipped + n))
     echo "SKIP  the GPU half ($n checks): $gpu_reason"
 else
@@ -415,6 +417,35 @@ else
             checked "$s" "$m" "$n" "$k" 1 0.5 "$offset"
         done
     done
+
+    echo "== GPU: deliberately wrong kernels, which the check must report"
+    # common/wrong_kernel.cu, linked with step 01's main.c (float inputs) and
+    # step 05's (half): each of its bugs must end in check=FAIL and exit 1.
+    wrong_dir=$(mktemp -d)
+    for main in step01_naive step05_wmma; do
+        half=$([ "$(bash scripts/arch.sh input "$main")" = fp16 ] && echo 1 || echo 0)
+        gencode=$(bash scripts/arch.sh gencode "$main" "${ARCH:-}")
+        for wrong in 1 2 3 4; do
+            name="check catches a wrong kernel: $main's harness, bug $wrong of common/wrong_kernel.cu"
+            bin=$wrong_dir/$main.$wrong
+            # shellcheck disable=SC2086 # the flag variables hold several words
+            if ! { $MAKE --no-print-directory "$main/main.o" $COMMON_OBJS >"$log" 2>&1 &&
+                   ${NVCC:-nvcc} -O2 $gencode -Icommon -DWRONG=$wrong -DHALF=$half \
+                       -c common/wrong_kernel.cu -o "$bin.o" >>"$log" 2>&1 &&
+                   ${NVCC:-nvcc} -o "$bin" "$main/main.o" "$bin.o" $COMMON_OBJS -lcublas >>"$log" 2>&1; }; then
+                fail "$name: does not build"
+                continue
+            fi
+            "$bin" -m 128 -n 128 -k 1024 --warmup 0 --iters 1 >"$log" 2>&1
+            rc=$?
+            if [ $rc -eq 1 ] && tail -n 1 "$log" | grep -q ' check=FAIL '; then
+                pass "$name"
+            else
+                fail "$name: want check=FAIL and exit 1 (exit code $rc)"
+            fi
+        done
+    done
+    rm -rf "$wrong_dir"
 
     echo "== GPU: make profile"
     if ! command -v ncu >/dev/null; then

@@ -1,0 +1,51 @@
+/*
+ * Deliberately wrong kernels, for the test suite only: linked with a step's
+ * main.c in place of its kernel.cu, each must make the check report FAIL
+ * and the program exit 1 (scripts/test.sh). A check that passes one of them
+ * cannot be trusted with a real step.
+ *
+ * Built with -DWRONG=n and -DHALF=0 (float A and B, as steps 01-04 take) or
+ * -DHALF=1 (half, as from step 05 on); one thread per element of C, right
+ * but for one bug:
+ *   1  skips one k-tile: the products k = 8 .. 15 (when K > 16);
+ *   2  one element, C(M / 2, N / 2), off by 1;
+ *   3  never writes one element, C(M - 1, N - 1);
+ *   4  reads C when beta == 0 (the harness fills it with NaN then).
+ */
+#include "gemm.h"
+
+#include <cuda_fp16.h>
+
+#if HALF
+typedef __half input_t;
+__device__ float value(input_t x) { return __half2float(x); }
+#else
+typedef float input_t;
+__device__ float value(input_t x) { return x; }
+#endif
+
+constexpr int SKIP_FROM = 8, SKIP_TO = 16; // the k-tile WRONG == 1 leaves out
+
+__global__ void wrong_kernel(int M, int N, int K, float alpha, const input_t *A, const input_t *B,
+                             float beta, float *C)
+{
+    const int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= M || c >= N)
+        return;
+    if (WRONG == 3 && r == M - 1 && c == N - 1)
+        return;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+        if (!(WRONG == 1 && K > SKIP_TO && k >= SKIP_FROM && k < SKIP_TO))
+            acc += value(A[r * K + k]) * value(B[k * N + c]);
+    if (WRONG == 2 && r == M / 2 && c == N / 2)
+        acc += 1.0f;
+    C[r * N + c] = beta == 0.0f && WRONG != 4 ? alpha * acc : alpha * acc + beta * C[r * N + c];
+}
+
+extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A, const void *B,
+                            float beta, float *C)
+{
+    const dim3 block(16, 16), grid((N + 15) / 16, (M + 15) / 16);
+    wrong_kernel<<<grid, block>>>(M, N, K, alpha, (const input_t *)A, (const input_t *)B, beta, C);
+}
