@@ -202,7 +202,7 @@ else
     fail "make help"
 fi
 # Every script takes --help: its usage on stdout, exit 0, nothing run.
-for script in arch lesson profile regs run_all sass sweep test update_docs; do
+for script in arch lesson profile regs run_all sass sweep test try update_docs; do
     if bash scripts/$script.sh --help >"$log.out" 2>"$log" && grep -qi 'usage\|scripts/arch.sh need' "$log.out" &&
         [ ! -s "$log" ]; then
         pass "scripts/$script.sh --help: usage, exit 0"
@@ -226,6 +226,7 @@ bad_calls=(
     "update_docs.sh|bash scripts/update_docs.sh /nonexistent"
     "update_docs.sh|bash scripts/update_docs.sh scripts/test.sh"
     "test.sh|bash scripts/test.sh --bogus" "arch.sh|bash scripts/arch.sh need"
+    "try.sh|bash scripts/try.sh 99" "try.sh|bash scripts/try.sh 05 --iters 0"
     "Makefile|$MAKE --no-print-directory ARCH=sm_7" "Makefile|$MAKE --no-print-directory STEP=04"
     "Makefile|$MAKE --no-print-directory step99" "Makefile|$MAKE --no-print-directory lesson"
     "Makefile|$MAKE --no-print-directory sass STEP=" "Makefile|$MAKE --no-print-directory profile"
@@ -248,6 +249,16 @@ for s in "${steps[@]:1}"; do
         pass "make lesson STEP=${s%%_*}: the code diff from the step before, headers left out"
     else
         fail "make lesson STEP=${s%%_*}"
+    fi
+done
+
+# Each step's "Try it" edit (scripts/try.sh) still applies to its kernel.cu,
+# one line per edit: a step that moved on breaks its experiment here.
+for s in "${steps[@]}"; do
+    if bash scripts/try.sh "$s" --list >"$log" 2>&1 && grep -q "^+++ $s/kernel.cu, tried" "$log"; then
+        pass "scripts/try.sh ${s%%_*} --list: the experiment's edit applies"
+    else
+        fail "scripts/try.sh ${s%%_*} --list: the experiment's edit no longer applies"
     fi
 done
 
