@@ -200,6 +200,22 @@ static void test_checker_catches(void)
     r = check_full(&d, bad);
     result("check: catches Inf", !r.pass && r.nonfinite == 1, "Inf passed");
 
+    /* A large shape's reference is a sample: a NaN outside it must still
+     * fail, through the count of every element, not the comparison. */
+    memcpy(bad, good, sizeof bad);
+    bad[3] = NAN;
+    {
+        const int rows[1] = { 0 }, cols[1] = { 0 };
+        double a_norm[2], b_norm[2];
+        compute_norms(&d, a_norm, b_norm);
+        r = (struct check_result){ 0 };
+        count_nonfinite(&d, bad, &r);
+        check_reference(&d, a_norm, b_norm, bad, rows, 1, cols, 1, &r);
+        check_verdict(&r);
+    }
+    result("check: catches NaN outside the sampled elements", !r.pass && r.ref_count == 1,
+           "NaN outside the sample passed");
+
     /* 1e-4 relative is far above float rounding at K = 3, far below any bug. */
     memcpy(bad, good, sizeof bad);
     bad[2] = good[2] * (1.0f + 1e-4f);
