@@ -202,7 +202,7 @@ else
     fail "make help"
 fi
 # Every script takes --help: its usage on stdout, exit 0, nothing run.
-for script in arch lesson profile regs run_all sass sweep test try update_docs; do
+for script in arch chart lesson profile regs run_all sass sweep test try update_docs; do
     if bash scripts/$script.sh --help >"$log.out" 2>"$log" && grep -qi 'usage\|scripts/arch.sh need' "$log.out" &&
         [ ! -s "$log" ]; then
         pass "scripts/$script.sh --help: usage, exit 0"
@@ -227,6 +227,7 @@ bad_calls=(
     "update_docs.sh|bash scripts/update_docs.sh scripts/test.sh"
     "test.sh|bash scripts/test.sh --bogus" "arch.sh|bash scripts/arch.sh need"
     "try.sh|bash scripts/try.sh 99" "try.sh|bash scripts/try.sh 05 --iters 0"
+    "chart.sh|bash scripts/chart.sh /nonexistent.csv" "chart.sh|bash scripts/chart.sh scripts/test.sh"
     "Makefile|$MAKE --no-print-directory ARCH=sm_7" "Makefile|$MAKE --no-print-directory STEP=04"
     "Makefile|$MAKE --no-print-directory step99" "Makefile|$MAKE --no-print-directory lesson"
     "Makefile|$MAKE --no-print-directory sass STEP=" "Makefile|$MAKE --no-print-directory profile"
@@ -251,6 +252,19 @@ for s in "${steps[@]:1}"; do
         fail "make lesson STEP=${s%%_*}"
     fi
 done
+
+# The chart of a run_all.sh CSV: one bar per row that ran, an SVG document.
+printf '%s\n' 'step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check' \
+    'step01_naive,naive,fp32,22.3,6.16,1.00,-,12.0,PASS' 'cuBLAS SGEMM,cuBLAS,fp32,2.68,51.30,8.33,-,100.0,-' \
+    'step08_wgmma,wgmma,-,-,-,-,-,-,needs sm_90a' >"$log.csv"
+if bash scripts/chart.sh "$log.csv" --title 'a < b' >"$log.out" 2>"$log" && head -n 1 "$log.out" | grep -q '^<svg ' &&
+    tail -n 1 "$log.out" | grep -qx '</svg>' && [ "$(grep -c '<rect x=' "$log.out")" -eq 2 ] &&
+    grep -q 'a &lt; b' "$log.out" && grep -q '>not run<' "$log.out"; then
+    pass "scripts/chart.sh: an SVG bar per row that ran, the others marked, text escaped"
+else
+    fail "scripts/chart.sh: want an SVG with 2 bars and one row not run"
+fi
+rm -f "$log.csv" "$log.out"
 
 # Each step's "Try it" edit (scripts/try.sh) still applies to its kernel.cu,
 # one line per edit: a step that moved on breaks its experiment here.
