@@ -16,12 +16,14 @@ positive_int() {
 }
 
 # The build a script needs, announced on one line first (it can take a
-# minute): build SCRIPT [TARGET...]
+# minute); if it fails, make's last line of its own says why (not make's
+# "***" summary): build SCRIPT [TARGET...]
 build() {
-    local script=$1
+    local script=$1 out
     shift
     echo "$script: building ${*:-every step} (make)" >&2
-    ${MAKE:-make} --no-print-directory STEP= "$@" >/dev/null || die "$script" "the build failed (run make to see why)"
+    out=$(${MAKE:-make} --no-print-directory STEP= "$@" 2>&1) ||
+        die "$script" "the build of ${*:-every step} failed: $(grep -v '^make.*\*\*\*' <<<"$out" | tail -n 1)"
 }
 
 # Dies unless the first step can run on a GPU here: a tiny run of it says

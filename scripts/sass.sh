@@ -40,8 +40,7 @@ for tool in cuobjdump nvdisasm; do
         die sass.sh "needs $tool, which this CUDA toolkit lacks: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, and put the bin folders they install on PATH"
 done
 obj=$step/kernel.o
-${MAKE:-make} --no-print-directory STEP= "$step" >/dev/null 2>&1 ||
-    die sass.sh "$step does not build here ($(${MAKE:-make} --no-print-directory STEP= "$step" 2>&1 | tail -n 1))"
+build sass.sh "$step"
 
 have=$(cuobjdump --list-elf "$obj" | sed -n 's/.*\.\(sm_[0-9]*a\?\)\.cubin$/\1/p')
 [ -n "$have" ] || die sass.sh "$obj holds no machine code (a PTX-only build, ARCH=compute_NN?)"

@@ -84,9 +84,7 @@ fi
 
 gpu_or_die try.sh
 build try.sh "$step"
-echo "try.sh: building the variant of $step (make, in a scratch copy)" >&2
-(cd "$copy" && ${MAKE:-make} --no-print-directory STEP= "$step" >/dev/null 2>&1) ||
-    die try.sh "the variant does not build ($(cd "$copy" && ${MAKE:-make} --no-print-directory STEP= "$step" 2>&1 | tail -n 1))"
+(cd "$copy" && build "try.sh (the variant, in a scratch copy)" "$step") || exit 2
 
 # shellcheck disable=SC2086 # shape holds several words
 run() { "$1" $shape --iters "$iters" 2>&1 | tail -n 1; }
