@@ -35,6 +35,7 @@ struct check_result {
     double ref_worst_err;  /* that element's |error| */
     long long blas_count;  /* elements compared with cuBLAS (0: not done) */
     double blas_worst;     /* worst |difference| / tolerance among them */
+    long long changed;     /* elements whose bits differ in a second run */
 };
 
 /* Fills x with seeded uniform values in [-1, 1). With round_to_half they are
@@ -72,6 +73,13 @@ double tolerance(const struct gemm_data *d, const double *a_norm, const double *
  * run typically is. check.c works it out. */
 long long check_power_limit(enum summation sum);
 
+/* Counts the elements of again (a second run on the same data) whose bits
+ * differ from got's into r->changed: a GEMM that adds in a fixed order gives
+ * the same bits every time, and one that does not is hard to debug and to
+ * trust. */
+void count_changed(const struct gemm_data *d, const float *got, const float *again,
+                   struct check_result *r);
+
 /* Counts NaN/Inf anywhere in got into r->nonfinite. */
 void count_nonfinite(const struct gemm_data *d, const float *got, struct check_result *r);
 
@@ -87,7 +95,8 @@ void check_reference(const struct gemm_data *d, const double *a_norm, const doub
 void check_other(const struct gemm_data *d, const double *a_norm, const double *b_norm,
                  const float *got, const float *other, struct check_result *r);
 
-/* pass = no NaN/Inf and every compared element within tolerance. */
+/* pass = no NaN/Inf, the same bits in a second run, and every compared
+ * element within tolerance. */
 void check_verdict(struct check_result *r);
 
 #endif

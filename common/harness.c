@@ -266,6 +266,10 @@ struct check_result check_gemm(const struct problem *p, gemm_fn fn)
     float *got = host_alloc((size_t)d->M * d->N * sizeof(float));
     run_once(p, fn, got);
     count_nonfinite(d, got, &r);
+    float *again = host_alloc((size_t)d->M * d->N * sizeof(float));
+    run_once(p, fn, again);
+    count_changed(d, got, again, &r);
+    free(again);
 
     double *a_norm = host_alloc((size_t)d->M * sizeof(double));
     double *b_norm = host_alloc((size_t)d->N * sizeof(double));
@@ -450,6 +454,9 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
         printf("\n");
         if (check->nonfinite)
             printf("  check      FAIL: %lld elements are NaN or Inf\n", check->nonfinite);
+        if (check->changed)
+            printf("  check      FAIL: %lld elements differ in a second run on the same data\n",
+                   check->changed);
         const long long limit = check_power_limit(summation(step->input));
         if (opt->K >= limit)
             printf("  check      blind spot: from K = %lld on (%s sums), a result missing 8\n"

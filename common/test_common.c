@@ -236,6 +236,24 @@ static void test_checker_catches(void)
     check_verdict(&r);
     result("check: the comparison with cuBLAS's output catches a mismatch",
            !r.pass && r.blas_count == 4, "mismatch passed");
+
+    /* A second run must give the same bits: one ulp apart (inside the
+     * tolerance) fails, and so does -0 against 0. */
+    float again[4];
+    memcpy(again, good, sizeof again);
+    r = check_full(&d, good);
+    count_changed(&d, good, again, &r);
+    check_verdict(&r);
+    result("check: a second run with the same bits passes", r.pass && r.changed == 0, "rejected");
+    again[1] = nextafterf(good[1], 0.0f);
+    count_changed(&d, good, again, &r);
+    check_verdict(&r);
+    result("check: catches a second run one ulp apart", !r.pass && r.changed == 1, "passed");
+    const float zero[4] = { 0.0f, 0.0f, 0.0f, 0.0f }, minus_zero[4] = { -0.0f, 0.0f, 0.0f, 0.0f };
+    r = (struct check_result){ 0 };
+    count_changed(&d, zero, minus_zero, &r);
+    check_verdict(&r);
+    result("check: catches -0 against 0 in a second run", !r.pass && r.changed == 1, "passed");
 }
 
 /* A missing product, the typical tiling bug, must exceed the tolerance at a

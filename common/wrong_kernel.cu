@@ -10,7 +10,9 @@
  *   1  skips one k-tile: the products k = 8 .. 15 (when K > 16);
  *   2  one element, C(M / 2, N / 2), off by 1;
  *   3  never writes one element, C(M - 1, N - 1);
- *   4  reads C when beta == 0 (the harness fills it with NaN then).
+ *   4  reads C when beta == 0 (the harness fills it with NaN then);
+ *   5  C(0, 0) one ulp larger on every other call: inside the tolerance,
+ *      but a second run on the same data does not give the same bits.
  */
 #include "gemm.h"
 
@@ -27,7 +29,7 @@ __device__ float value(input_t x) { return x; }
 constexpr int SKIP_FROM = 8, SKIP_TO = 16; // the k-tile WRONG == 1 leaves out
 
 __global__ void wrong_kernel(int M, int N, int K, float alpha, const input_t *A, const input_t *B,
-                             float beta, float *C)
+                             float beta, float *C, int odd_call)
 {
     const int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= M || c >= N)
@@ -40,12 +42,16 @@ __global__ void wrong_kernel(int M, int N, int K, float alpha, const input_t *A,
             acc += value(A[r * K + k]) * value(B[k * N + c]);
     if (WRONG == 2 && r == M / 2 && c == N / 2)
         acc += 1.0f;
-    C[r * N + c] = beta == 0.0f && WRONG != 4 ? alpha * acc : alpha * acc + beta * C[r * N + c];
+    float v = beta == 0.0f && WRONG != 4 ? alpha * acc : alpha * acc + beta * C[r * N + c];
+    if (WRONG == 5 && odd_call && r == 0 && c == 0)
+        v = nextafterf(v, INFINITY);
+    C[r * N + c] = v;
 }
 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A, const void *B,
                             float beta, float *C)
 {
+    static int calls;
     const dim3 block(16, 16), grid((N + 15) / 16, (M + 15) / 16);
-    wrong_kernel<<<grid, block>>>(M, N, K, alpha, (const input_t *)A, (const input_t *)B, beta, C);
+    wrong_kernel<<<grid, block>>>(M, N, K, alpha, (const input_t *)A, (const input_t *)B, beta, C, ++calls % 2);
 }
