@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Every kind of shape at a glance: runs chosen steps, and cuBLAS beside each
+# in the same process, over named classes of shapes (square powers of two,
+# awkward squares, skinny, deep K, misaligned, LLM-like), and prints TFLOPS
+# and % of cuBLAS per shape with a bar of each TFLOPS to one scale. The runs
+# skip the check, to stay inside a few minutes; make test checks every step
+# on shapes of each class.
+set -u
+cd "$(dirname "$0")/.."
+source scripts/common.sh
+
+# Each class: its name, what makes it hard, and its shapes (M N K each).
+classes_all=(square awkward skinny deep misaligned llm)
+class_shapes() {
+    case $1 in
+        square) what="square powers of two: tiles fill rounds of 132 SMs or nearly"
+            shapes=("1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192") ;;
+        awkward) what="awkward squares: the last round of tiles is mostly empty"
+            shapes=("1000 1000 1000" "3000 3000 3000" "5000 5000 5000" "6144 6144 6144") ;;
+        skinny) what="skinny: a few rows of C, so fewer tiles than SMs"
+            shapes=("16 8192 8192" "128 4096 4096" "256 8192 4096" "512 12288 4096") ;;
+        deep) what="deep K: few tiles, each many k-tiles deep"
+            shapes=("1024 1024 16384" "512 1024 65536" "2048 2048 32768" "256 256 131072") ;;
+        misaligned) what="misaligned: K or N not a multiple of 8, so rows are not 16-byte aligned"
+            shapes=("4096 4096 4100" "4096 4100 4096" "3000 3002 3002" "4095 4095 4095") ;;
+        llm) what="LLM-like: tokens x (QKV, MLP up, MLP down, vocabulary) of a 4096-wide model"
+            shapes=("4096 12288 4096" "2048 11008 4096" "2048 4096 11008" "512 32000 4096") ;;
+        *) return 1 ;;
+    esac
+}
+
+steps_all=()
+for dir in $(step_dirs); do steps_all+=("$dir"); done
+last=${steps_all[${#steps_all[@]} - 1]}
+
+usage() {
+    cat <<USAGE
+usage: scripts/shapes.sh [--steps "07 10 ..."] [--classes "square deep ..."] [--iters N] [--csv FILE]
+  --steps LIST     steps to run (default: 07, 10 and the last, ${last%%_*})
+  --classes LIST   classes of shapes to run (default: all of ${classes_all[*]})
+  --iters N        timed runs per shape; the median is reported (default 20)
+  --csv FILE       also write every result to FILE as comma-separated values
+USAGE
+}
+
+want="07 10 ${last%%_*}" classes="${classes_all[*]}" iters=20 csv=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --steps) [ $# -ge 2 ] || die shapes.sh "--steps needs a list"; want=$2; shift 2 ;;
+        --classes) [ $# -ge 2 ] || die shapes.sh "--classes needs a list"; classes=$2; shift 2 ;;
+        --iters) positive_int shapes.sh "$@"; iters=$2; shift 2 ;;
+        --csv) [ $# -ge 2 ] && [ -n "$2" ] || die shapes.sh "--csv needs a file name"; csv=$2; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) die shapes.sh "unknown option '$1' (see --help)" ;;
+    esac
+done
+[ -n "${want// /}" ] || die shapes.sh "--steps needs at least one step"
+[ -n "${classes// /}" ] || die shapes.sh "--classes needs at least one class"
+for c in $classes; do
+    class_shapes "$c" || die shapes.sh "no class '$c' (the classes: ${classes_all[*]})"
+done
+steps=()
+for s in $want; do steps+=("$(find_step shapes.sh "$s")") || exit 2; done
+if [ -n "$csv" ]; then
+    { : >"$csv"; } 2>/dev/null || die shapes.sh "cannot write --csv file '$csv'"
+fi
+gpu_or_die shapes.sh
+build shapes.sh "${steps[@]}"
+
+# Every run first (a line on stderr for each), then the tables, so that the
+# bars of all classes share one scale.
+declare -A tf=() ctf=() pct=()
+gpu="" status=0 top=0
+for c in $classes; do
+    class_shapes "$c"
+    for shape in "${shapes[@]}"; do
+        read -r m n k <<<"$shape"
+        for s in "${steps[@]}"; do
+            [ -x "$s/run" ] || continue
+            echo "shapes.sh: $s at $m x $n x $k" >&2
+            out=$(./"$s"/run -m "$m" -n "$n" -k "$k" --iters "$iters" --no-check 2>&1)
+            rc=$?
+            line=$(tail -n 1 <<<"$out")
+            if [[ $line != step=* ]]; then
+                [ $rc -eq 2 ] && die shapes.sh "${out#"$s: "}" # no GPU this step can use, or too little memory
+                echo "$s did not run at $m x $n x $k (exit code $rc):" >&2
+                echo "$out" >&2
+                status=1
+                continue
+            fi
+            declare -A r=()
+            for kv in $line; do r[${kv%%=*}]=${kv#*=}; done
+            tf[$s,$shape]=${r[tflops]} ctf[$s,$shape]=${r[cublas_tflops]} pct[$s,$shape]=${r[pct_cublas]}
+            gpu=${r[gpu]}
+            top=$(awk -v a="$top" -v b="${r[tflops]}" -v c="${r[cublas_tflops]}" 'BEGIN { m = a; if (b > m) m = b; if (c > m) m = c; print m }')
+        done
+    done
+done
+[ -n "$gpu" ] || die shapes.sh "no step ran (left out of this build: see make's output)"
+
+[ -n "$csv" ] && echo "class,m,n,k,step,tflops,cublas_tflops,pct_cublas" >"$csv"
+echo "Shapes on ${gpu//_/ }, $(date +%Y-%m-%d): median of $iters runs each, unchecked. % cuBLAS is"
+echo "against cuBLAS GemmEx (half in, float out) in the step's own process; the"
+echo "cuBLAS line is the median of those. Bars: TFLOPS, all to one scale."
+fmt='%-20s %-24s %8s %9s  %s\n'
+for c in $classes; do
+    class_shapes "$c"
+    echo
+    echo "$c: $what"
+    printf "$fmt" "M x N x K" step TFLOPS "% cuBLAS" "TFLOPS to scale"
+    for shape in "${shapes[@]}"; do
+        read -r m n k <<<"$shape"
+        label="$m x $n x $k" theirs=()
+        for s in "${steps[@]}"; do
+            [ -n "${tf[$s,$shape]:-}" ] || continue
+            printf "$fmt" "$label" "$s" "${tf[$s,$shape]}" "${pct[$s,$shape]}" "$(bar "${tf[$s,$shape]}" "$top" 30)"
+            label="" theirs+=("${ctf[$s,$shape]}")
+            [ -n "$csv" ] && echo "$c,$m,$n,$k,$s,${tf[$s,$shape]},${ctf[$s,$shape]},${pct[$s,$shape]}" >>"$csv"
+        done
+        [ ${#theirs[@]} -gt 0 ] || continue
+        cublas=$(echo "${theirs[*]}" | median)
+        printf "$fmt" "$label" cuBLAS "$cublas" "" "$(bar "$cublas" "$top" 30 light)"
+    done
+done
+exit $status

@@ -1,0 +1,606 @@
+/*
+ * step11_stream_k: the SMs share out the k-tiles of C, not its tiles, so
+ * that a shape's last round of tiles leaves no SM idle.
+ *
+ * What changed: step 10 gives each block whole tiles. When the tiles do not
+ * fill the SMs evenly, the last round leaves SMs idle, and when C has fewer
+ * tiles than the GPU has SMs (a skinny or a deep-K product) most SMs do
+ * nothing at all. Now the unit of work is a k-tile of a tile, one BK-deep
+ * step of its sum, as in stream-K (Osama et al., PPoPP 2023), in its hybrid
+ * form:
+ * - Whole rounds first: while two rounds of tiles or more are left, the
+ *   blocks take whole tiles in turn, as in step 10 (tiles 0 .. whole - 1).
+ *   The tiles of a round are neighbours in the GROUP_M order and share A
+ *   and B in L2; pure stream-K would start every block somewhere else in C.
+ * - The rest is split: the k-tiles of the other tiles, counted tile after
+ *   tile, are cut into one equal share per block, and a share into parts
+ *   where tiles end. With a round or more left, a share is at least a tile
+ *   deep, so a tile is cut in two parts at most.
+ * - Only where it pays (gemm_launch): passing a partial sum on costs about
+ *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
+ *   saves less than its tile's sums cost. Elsewhere step 10's rounds stay.
+ * - Fixup: a part that does not start its tile leaves its partial sum (the
+ *   accumulators, 128 KB) in the block's slot of a workspace and raises a
+ *   flag (st.release: the sum is visible to whoever sees the flag with
+ *   ld.acquire). The block whose part starts the tile waits for the flags
+ *   of the blocks after it and adds their sums to its own in block order,
+ *   always the same, so a second run gives the same bits; then it alone
+ *   applies alpha and beta and stores, as in step 10.
+ * - An order that keeps L2 useful: blocks that read the same slices of A
+ *   and B at the same time read them from L2 once. Each block takes its
+ *   whole tiles, then the end of its share's first tile, then the start of
+ *   its last, each part from its last k-tile down. t k-tiles' time after
+ *   the shares begin, every block is then at k-tile (tiles_k - 1 - t) mod
+ *   tiles_k or, in its last part, at share - 1 - t: two slices of K at a
+ *   time. Counting up instead, each block would start at a k-tile of its
+ *   own, and A and B of deep products would come from memory again for
+ *   every tile (the Try-it).
+ *
+ *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
+ *
+ *   step 10, whole tiles in rounds      step 11, a round, then shares of 55-56 k-tiles
+ *   SM   0  0 | 132 | 264               SM   0  0 | 132: 0-46, 133: 0-7
+ *   SM   1  1 | 133 | 265               SM   1  1 | 133: 8-46, 134: 0-16
+ *   ...                                 SM   2  2 | 134: 17-46, 135: 0-24
+ *   SM  23 23 | 155 | 287               ...
+ *   SM  24 24 | 156 | (idle)            SM 130 130 | 285: 29-46, 286: 0-37
+ *   ...                                 SM 131 131 | 286: 38-46, 287: 0-46
+ *   SM 131 131| 263 | (idle)
+ *   time: 3 x 47 = 141 k-tiles          time: 47 + 56 = 103 k-tiles
+ *
+ *   Block 1 leaves tile 133's k-tiles 8-46 in its slot; block 0 multiplies
+ *   k-tiles 0-7 last, adds block 1's sum and stores the tile.
+ *
+ * Why it is faster: every SM multiplies to the end, at the cost of writing
+ * and reading one partial sum per block.
+ *
+ * What limits it now: with fewer tiles than SMs the shares are shorter than
+ * a tile, a tile is cut in many parts, and the block that stores it adds
+ * their sums one after the other (256 x 256 x 131072: two tiles in 66 parts
+ * each). Rows that do not start on 128-byte lines (3000^3, 5000^3) cost TMA
+ * more reads than the balance gains. And while the consumers store a tile,
+ * they still multiply nothing.
+ *
+ * Launch: one block per SM (fewer if no tile is split and C has fewer
+ * tiles), THREADS threads, STAGES * STAGE_BYTES of dynamic shared memory,
+ * as in step 10; a workspace of a BM x BN float slot and CONSUMERS flags per
+ * SM when tiles are split.
+ *
+ * Measured: 621.65 TFLOPS, 98.7% of cuBLAS GemmEx, 1.02x step 10
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
+ */
+#include "gemm.h"
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+constexpr int BM = 128; // rows of C per block
+constexpr int BN = 256; // columns of C per block
+constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
+constexpr int STAGES = 4; // tiles in shared memory
+constexpr int GROUP_M = 8; // tile rows in one group of the block order
+constexpr int WGMMA_M = 64, WGMMA_N = BN, WGMMA_K = 16; // wgmma.m64n256k16
+constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's 16 x 8 tiles
+
+constexpr int WARP_SIZE = 32;
+constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
+constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
+constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
+constexpr int QUAD = 4; // lanes that share a row of an mma fragment
+// When splitting pays (see gemm_launch): it must save an SM more than
+// FIXUP_K_TILES k-tiles' time, and leave each block at least MIN_SHARE.
+constexpr int FIXUP_K_TILES = 8, MIN_SHARE = 6;
+
+constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
+constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
+// Registers per thread after setmaxnreg (multiples of 8). The block starts
+// with REGS each, the most 64K registers give THREADS threads; the producer
+// gives some up, and the consumers can take only what it gave: setmaxnreg.inc
+// waits until the block has them.
+constexpr int REGS = 65536 / THREADS / 8 * 8;
+constexpr int PRODUCER_REGS = 40;
+constexpr int CONSUMER_REGS = (REGS * (1 + CONSUMERS) - PRODUCER_REGS) / CONSUMERS / 8 * 8;
+constexpr int FN = WGMMA_N / MMA_N;                    // 16 x 8 tiles per warp
+constexpr int LINE_N = LINE_PIECES * PIECE;            // halves per line: B's columns in one column of lines
+constexpr int KSLICES = BK / WGMMA_K;                  // wgmma per k-tile
+constexpr int STAGE_BYTES = (BM * BK + BK * BN) * (int)sizeof(__half); // a tile of A and one of B
+constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
+
+static_assert(BK == LINE_N && BN % LINE_N == 0 && BM % WGMMA_M == 0,
+              "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
+static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && STAGE_BYTES % SWIZZLE_ATOM == 0, "tiles start on atoms");
+
+__device__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+// ---- mbarriers: a 64-bit word in shared memory that counts arrivals and
+// expected bytes, and completes a phase when both reach zero. Here: one
+// arrival, and the bytes still to come from TMA.
+__device__ void mbar_arrive_expect(uint64_t *bar, int bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 : : "r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+
+__device__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" : : "r"(smem_addr(bar)) : "memory");
+}
+
+// Waits until the phase with this parity has completed.
+__device__ void mbar_wait(uint64_t *bar, int parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "WAIT_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT_%=;\n"
+                 "}\n"
+                 : : "r"(smem_addr(bar)), "r"(parity) : "memory");
+}
+
+// ---- TMA: the box of the tensor map whose first element is (c0, c1)
+// (innermost coordinate first) into shared memory; its bytes count down bar.
+__device__ void tma_load(__half *dst, const CUtensorMap *map, int c0, int c1, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n"
+                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
+                 : "memory");
+}
+
+// The warpgroup's registers per thread from here on: fewer, or more.
+template <int COUNT>
+__device__ void regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" : : "n"(COUNT));
+}
+
+template <int COUNT>
+__device__ void regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" : : "n"(COUNT));
+}
+
+// The descriptor of a matrix in shared memory (see the header). A K-major
+// swizzled operand has no leading offset: the PTX ISA takes it as 1 (16 bytes).
+constexpr int A_LEADING = 16;
+__device__ uint64_t descriptor(const __half *p, int leading_bytes, int stride_bytes)
+{
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(p);
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)(leading_bytes >> 4) << 16 |
+           (uint64_t)(stride_bytes >> 4) << 32 | 1ull << 62;
+}
+
+// Waits until at most PENDING of this warpgroup's wgmma groups are in flight.
+template <int PENDING>
+__device__ void wgmma_wait(float (&d)[FN][4])
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" : : "n"(PENDING) : "memory");
+    // The accumulators are the wgmma's until here: tell the compiler so.
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            asm volatile("" : "+f"(d[j][i]) : : "memory");
+}
+
+// The four accumulators of 16 x 8 tile j, as asm operands.
+#define D4(j) "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])
+
+// d += a * b, issued by the whole warpgroup: A 64 x 16 (K-major), B 16 x 256
+// (N-major, read transposed: the last 1), D 64 x 256 float (kept: the first 1).
+__device__ void wgmma_64x256x16(float (&d)[FN][4], uint64_t a, uint64_t b)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "
+                 "%59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, "
+                 "%78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, "
+                 "%97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "
+                 "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
+                   D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15),
+                   D4(16), D4(17), D4(18), D4(19), D4(20), D4(21), D4(22), D4(23),
+                   D4(24), D4(25), D4(26), D4(27), D4(28), D4(29), D4(30), D4(31)
+                 : "l"(a), "l"(b));
+}
+
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
+{
+    if (r >= M || c >= N)
+        return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
+// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
+// are inside or all outside.
+template <bool VEC, typename V>
+__device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, float beta)
+{
+    constexpr int W = sizeof(V) / sizeof(float);
+    float *x = reinterpret_cast<float *>(&v);
+    if constexpr (VEC) {
+        if (r >= M || c >= N)
+            return;
+        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            x[i] *= alpha;
+        if (beta != 0.0f) {
+            const V old = *p;
+#pragma unroll
+            for (int i = 0; i < W; ++i)
+                x[i] += beta * reinterpret_cast<const float *>(&old)[i];
+        }
+        *p = v;
+    } else {
+        for (int i = 0; i < W; ++i)
+            store(C, M, N, r, c + i, x[i], alpha, beta);
+    }
+}
+
+// ---- load tiles: tile k0 of A and B into one stage, by one producer
+// thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
+// their bytes.
+__device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
+                           const CUtensorMap *map_b, int m0, int n0, int k0)
+{
+    if (threadIdx.x == 0) {
+        mbar_arrive_expect(bar, STAGE_BYTES);
+        tma_load(As, map_a, k0, m0, bar);
+#pragma unroll
+        for (int j = 0; j < BN / LINE_N; ++j)
+            tma_load(Bs + j * BK * LINE_N, map_b, n0 + j * LINE_N, k0, bar);
+    }
+}
+
+// The top-left element of tile number `tile` of C. A row of the numbering
+// is GROUP_M tile rows, numbered down its columns, so that the tiles in
+// flight share more of A and B in L2 (the last row may have fewer).
+__device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0)
+{
+    const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
+    const int group_rows = min(tiles_m - first_row, GROUP_M);
+    const int in_group = tile % (GROUP_M * tiles_n);
+    m0 = (first_row + in_group % group_rows) * BM;
+    n0 = in_group / group_rows * BN;
+}
+
+// How the work is shared out (see the header): tiles 0 .. whole - 1 whole,
+// one per block in turn, as in step 10; the k-tiles of the others in
+// gridDim.x equal shares, cut where tiles end into parts. A part that does
+// not start its tile leaves its sum in the block's slot of partials and
+// raises the block's flags (one per consumer); the block whose part starts
+// the tile adds those sums to its own, in block order, and lowers the flags.
+struct split {
+    int whole;
+    float *partials; // a slot of BM x BN floats per block
+    int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
+};
+
+// The first k-tile of block u's share, counted over the split tiles'
+// k-tiles (the first k-tile of tile `whole` is 0).
+__device__ long long share(int u, long long split_k_tiles)
+{
+    return u * split_k_tiles / gridDim.x;
+}
+
+// Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
+// false past its last part. Its whole tiles
+// first; then, of its share, the tiles in the middle, the end of the first
+// tile, the start of the last (see the header for why this order).
+__device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
+{
+    const int b = blockIdx.x, blocks = gridDim.x, rounds = (whole - b + blocks - 1) / blocks;
+    if (p < rounds) {
+        tile = b + p * blocks, k0 = 0, k1 = tiles_k;
+        return true;
+    }
+    const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
+    const long long first = share(b, split_k_tiles), end = share(b + 1, split_k_tiles);
+    // the share's first and last tile, counted among the split tiles
+    const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
+    const int q = p - rounds, count = last_t - first_t + 1;
+    if (first >= end || q >= count)
+        return false;
+    const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
+    k0 = (int)max(first - (long long)t * tiles_k, 0LL);
+    k1 = (int)min(end - (long long)t * tiles_k, (long long)tiles_k);
+    tile = whole + t;
+    return true;
+}
+
+// Block u's slot, this consumer's 64 rows of it: its thread's float4 of
+// 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
+__device__ float4 *slot(const split &s, int u, int wg)
+{
+    return reinterpret_cast<float4 *>(s.partials) + ((size_t)u * CONSUMERS + wg) * FN * WARPGROUP +
+           threadIdx.x % WARPGROUP;
+}
+
+// The threads of consumer warpgroup wg wait for each other (barrier 0 is
+// __syncthreads's).
+__device__ void warpgroup_sync(int wg)
+{
+    asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
+}
+
+// A copy of the rows x cols matrix X whose rows start every `pitch` halves
+// (a multiple of PIECE), which TMA can read: a thread per 16-byte piece of
+// the copy, zeros past the end of a row.
+__global__ void repack_kernel(__half *dst, const __half *X, int rows, int cols, int pitch)
+{
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long r = i / (pitch / PIECE), c = i % (pitch / PIECE) * PIECE;
+    __align__(16) __half v[PIECE];
+#pragma unroll
+    for (int j = 0; j < PIECE; ++j)
+        v[j] = r < rows && c + j < cols ? X[r * cols + c + j] : __half();
+    if (r < rows)
+        *reinterpret_cast<uint4 *>(dst + i * PIECE) = *reinterpret_cast<const uint4 *>(v);
+}
+
+template <bool VEC>
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+            int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
+{
+    extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
+    __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
+    __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
+    __shared__ uint64_t full[STAGES];  // stage s's tile has landed
+    __shared__ uint64_t empty[STAGES]; // every consumer is done with stage s
+
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
+    // the consumer warpgroup (-1: the producer); a consumer warp's rows of D
+    const int wg = threadIdx.x / WARPGROUP - 1, wm = (warp - WARPGROUP / WARP_SIZE) * MMA_M;
+    const int tiles_k = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: each consumer
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&full[s])));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(CONSUMERS));
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" : : : "memory");
+    }
+    __syncthreads(); // the barriers exist before anyone waits
+
+    // A k-tile's number among all this block copies or multiplies: stage
+    // n % STAGES, on that stage's round n / STAGES.
+    int n = 0;
+    if (wg < 0) {
+        regs_dec<PRODUCER_REGS>();
+        // ---- load tiles: every k-tile of every part of this block's
+        // work, each into the next stage once the consumers have released it
+        int tile, k0, k1;
+        for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
+            int m0, n0;
+            tile_origin(tile, tiles_m, tiles_n, m0, n0);
+            for (int t = k0; t < k1; ++t, ++n) {
+                mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
+                // from the part's last k-tile down (see the header)
+                load_tiles(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0,
+                           (k0 + k1 - 1 - t) * BK);
+            }
+        }
+        return;
+    }
+
+    regs_inc<CONSUMER_REGS>();
+    const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
+    int tile, k0, k1;
+    for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        float acc[FN][4] = {};
+        for (int t = k0; t < k1; ++t, ++n) {
+            mbar_wait(&full[n % STAGES], n / STAGES % 2);
+
+            // ---- compute: a wgmma per WGMMA_K-deep slice, the tile's in one group
+            asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
+#pragma unroll
+            for (int s = 0; s < KSLICES; ++s)
+                wgmma_64x256x16(acc,
+                                descriptor(&As[n % STAGES][wg * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
+                                descriptor(&Bs[n % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
+                                           SWIZZLE_ATOM));
+            asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
+            // The previous k-tile's group is done (this one may still run):
+            // its stage goes back to the producer.
+            wgmma_wait<1>(acc);
+            if (t > k0 && threadIdx.x % WARPGROUP == 0)
+                mbar_arrive(&empty[(n - 1) % STAGES]);
+        }
+        wgmma_wait<0>(acc);
+        if (threadIdx.x % WARPGROUP == 0)
+            mbar_arrive(&empty[(n - 1) % STAGES]);
+
+        // ---- fixup: a part that does not start its tile leaves its sum
+        // in this block's slot; one that starts it but does not end it adds
+        // the sums of the next blocks' parts, always in block order, so the
+        // result is the same from run to run.
+        if (k0 > 0) {
+#pragma unroll
+            for (int j = 0; j < FN; ++j)
+                __stcg(slot(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+            __threadfence(); // the sums are in L2, where other SMs read, before the flag says so
+            warpgroup_sync(wg);
+            if (threadIdx.x % WARPGROUP == 0)
+                asm volatile("st.release.gpu.global.b32 [%0], 1;\n"
+                             : : "l"(&s.flags[blockIdx.x * CONSUMERS + wg]) : "memory");
+            continue;
+        }
+        int later = 0; // the blocks after this one whose shares start inside this tile
+        while (k1 < tiles_k && share(blockIdx.x + 1 + later, split_k_tiles) < (long long)(tile - s.whole + 1) * tiles_k)
+            ++later;
+        // Their flags, a thread each (all are usually up by now), lowered
+        // again for the next launch; then their sums.
+        for (int i = threadIdx.x % WARPGROUP; i < later; i += WARPGROUP) {
+            int *flag = &s.flags[(blockIdx.x + 1 + i) * CONSUMERS + wg], raised;
+            do
+                asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
+            while (!raised);
+            *flag = 0;
+        }
+        warpgroup_sync(wg);
+        for (int u = blockIdx.x + 1; u <= blockIdx.x + later; ++u) {
+#pragma unroll
+            for (int j = 0; j < FN; ++j) {
+                const float4 v = __ldcg(slot(s, u, wg) + j * WARPGROUP);
+                acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+            }
+        }
+
+        // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
+        // straight from the accumulators, while the producer copies the next
+        // tile: rows g and g + MMA_M / 2 of each mma tile
+        const int g = lane / QUAD, tc = lane % QUAD * 2;
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,
+                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);
+    }
+}
+
+// The tensor map of a rows x cols matrix of halves whose rows start every
+// `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
+// swizzle; parts of a box outside the matrix arrive as zeros.
+static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
+{
+    // cuTensorMapEncodeTiled is a driver function: the runtime hands it out,
+    // so the program needs no link to the driver library.
+    static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
+    if (!encode)
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault,
+                                         nullptr);
+    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }; // innermost first
+    const cuuint64_t row_bytes[1] = { (cuuint64_t)pitch * sizeof(__half) };
+    const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
+    CUtensorMap map;
+    if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
+                          steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+        fprintf(stderr, "gemm_launch: the driver cannot describe a %d x %d matrix to TMA\n", rows, cols);
+        exit(1);
+    }
+    return map;
+}
+
+// Room in GPU memory (an operand repacked for TMA, the partial sums), kept
+// from call to call (cudaMalloc waits for the GPU) and grown when a call
+// needs more.
+struct room {
+    void *p;
+    size_t bytes;
+};
+
+// Makes r at least `bytes` long, zeroed when new; false if the GPU has too
+// little memory.
+static bool grow(room &r, size_t bytes)
+{
+    if (bytes <= r.bytes)
+        return true;
+    cudaFree(r.p);
+    r = {};
+    if (cudaMalloc(&r.p, bytes) != cudaSuccess)
+        return false;
+    r.bytes = bytes;
+    return cudaMemset(r.p, 0, bytes) == cudaSuccess;
+}
+
+// X itself if TMA can read it (rows of whole pieces, 16-byte aligned), or a
+// copy in r, its rows `pitch` halves apart (whole 128-byte lines, which TMA
+// reads fastest); null if the GPU has too little memory for the copy.
+static const void *for_tma(const void *X, int rows, int cols, int &pitch, room &r)
+{
+    pitch = cols;
+    if (cols % PIECE == 0 && (uintptr_t)X % 16 == 0)
+        return X;
+    pitch = (cols + LINE_N - 1) / LINE_N * LINE_N;
+    if (!grow(r, (size_t)rows * pitch * sizeof(__half)))
+        return nullptr;
+    const long long pieces = (long long)rows * (pitch / PIECE);
+    repack_kernel<<<(unsigned)((pieces + 255) / 256), 256>>>((__half *)r.p, (const __half *)X, rows, cols, pitch);
+    return r.p;
+}
+
+extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
+                            const void *B, float beta, float *C)
+{
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    // TMA reads rows that start 16-byte aligned. An operand whose rows do
+    // not (K or N not a multiple of PIECE, or an unaligned pointer) is first
+    // repacked: one read and one write of it, about 19 us for 4096 x 4100
+    // halves on an H200, against about 220 us for the 4096 x 4096 x 4100
+    // product it serves. The product then reads the copy once per row or
+    // column of tiles, so the repack pays for itself unless the other side
+    // is only a tile or two across.
+    static room room_a, room_b;
+    int lda, ldb; // halves from one row of A, and of B, to the next
+    A = for_tma(A, M, K, lda, room_a);
+    B = for_tma(B, K, N, ldb, room_b);
+    if (!A || !B)
+        return; // out of GPU memory: cudaMalloc's error is the caller's to see
+    const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+    // float2 stores need even rows that start 8-byte aligned.
+    const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0;
+    const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    const int smem = STAGES * STAGE_BYTES;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    // setmaxnreg hands registers between the warpgroups of a block that
+    // starts with REGS each: with more, the consumers would not get theirs;
+    // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
+    // with setmaxnreg all that __launch_bounds__ allows; check that it did.
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS) {
+        fprintf(stderr, "gemm_launch: gemm_kernel has %d registers per thread; setmaxnreg assumes %d\n",
+                attr.numRegs, REGS);
+        exit(1);
+    }
+    // One block per SM (fewer if C has fewer whole tiles and none is
+    // split). A block waits only for blocks after it, and all are on their
+    // SMs at once, so every wait ends.
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    // Tiles are split only where that pays, one rule for every shape: the
+    // SMs a last round of whole tiles leaves idle must lose more than
+    // FIXUP_K_TILES k-tiles' time each, averaged over all SMs (4096^3:
+    // 16 idle SMs x 64 k-tiles / 132 = 7.8, measured a little faster
+    // whole), and each block's share must be MIN_SHARE k-tiles or more
+    // (1024^3: 3.9 each, measured slower split than whole, as the sums
+    // of a tile cut in four or five parts are added one after the other).
+    // Then the blocks take whole tiles while two rounds or more are left,
+    // and split the rest.
+    const int tiles_k = (K + BK - 1) / BK, idle = (sms - tiles % sms) % sms;
+    const bool split_pays = (long long)idle * tiles_k > (long long)FIXUP_K_TILES * sms &&
+                            (long long)tiles * tiles_k >= (long long)MIN_SHARE * sms;
+    const int blocks = split_pays ? sms : min(tiles, sms);
+    static room work;
+    split s = { split_pays ? max(tiles / blocks - 1, 0) * blocks : tiles };
+    if (s.whole < tiles) {
+        if (!grow(work, (size_t)sms * (BM * BN * sizeof(float) + CONSUMERS * sizeof(int))))
+            return; // as above
+        s.partials = (float *)work.p;
+        s.flags = (int *)(s.partials + (size_t)sms * BM * BN);
+    }
+    kernel<<<blocks, THREADS, smem>>>(map_a, map_b, M, N, K, alpha, beta, C, s);
+}
