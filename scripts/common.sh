@@ -36,6 +36,33 @@ gpu_or_die() {
         die "$1" "needs a GPU: ${out#"$first: "}"
 }
 
+# One unchecked-or-not run of a step: run_step SCRIPT STEP OPTION...
+# Ran: the key=value pairs of its last line in the associative array r
+# (declare -A r first), return 0. A GPU older than the step needs: that
+# line on stdout, return 3. No usable GPU, or too little memory (any other
+# exit code 2): the script dies with the step's message. Any other failure:
+# its output on stderr, return 1.
+run_step() {
+    local script=$1 s=$2 out rc line pair
+    shift 2
+    out=$(./"$s"/run "$@" 2>&1)
+    rc=$?
+    line=$(tail -n 1 <<<"$out")
+    if [[ $line == step=* ]]; then
+        r=()
+        for pair in $line; do r[${pair%%=*}]=${pair#*=}; done
+        return 0
+    fi
+    if [ $rc -eq 2 ] && [[ $out == *": needs sm_"* ]]; then
+        echo "$out"
+        return 3
+    fi
+    [ $rc -eq 2 ] && die "$script" "${out#"$s: "}"
+    echo "$s did not run with $* (exit code $rc):" >&2
+    echo "$out" >&2
+    return 1
+}
+
 # Every step's folder, in order, one a line: the folders stepNN_* that hold
 # a main.c, as the Makefile finds them (a folder left from an old build,
 # with no sources, is no step).

@@ -40,27 +40,18 @@ gpu_or_die sweep.sh
 build sweep.sh all
 
 status=0
+declare -A r
 for s in "${steps[@]}"; do
     [ -x "$s/run" ] || { echo "$s: left out of this build (needs $(bash scripts/arch.sh need "$s"))"; echo; continue; }
     declare -A tf=() ctf=() ms=() pct=()
     gpu="" prec=""
     for size in $sizes; do
-        out=$(./"$s"/run -s "$size" --iters "$iters" --no-check 2>&1)
-        rc=$?
-        line=$(tail -n 1 <<<"$out")
-        if [[ $line != step=* ]]; then
-            if [ $rc -eq 2 ] && [[ $out == *": needs sm_"* ]]; then
-                echo "$out"; echo; continue 2 # a GPU older than this step needs
-            fi
-            # No usable GPU (said once), or a failed run.
-            [ $rc -eq 2 ] && die sweep.sh "${out#"$s: "}"
-            echo "$s did not run at $size (exit code $rc):" >&2
-            echo "$out" >&2
-            status=1
-            continue 2
-        fi
-        declare -A r=()
-        for kv in $line; do r[${kv%%=*}]=${kv#*=}; done
+        run_step sweep.sh "$s" -s "$size" --iters "$iters" --no-check
+        case $? in
+            0) ;;
+            3) echo; continue 2 ;; # a GPU older than this step needs
+            *) status=1; continue 2 ;;
+        esac
         tf[$size]=${r[tflops]} ctf[$size]=${r[cublas_tflops]} ms[$size]=${r[ms]} pct[$size]=${r[pct_cublas]}
         gpu=${r[gpu]} prec=${r[precision]}
     done
