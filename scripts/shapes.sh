@@ -13,17 +13,17 @@ source scripts/common.sh
 classes_all=(square awkward skinny deep misaligned llm)
 class_shapes() {
     case $1 in
-        square) what="square powers of two: tiles fill rounds of 132 SMs or nearly"
+        square) what="powers of two: tiles fill rounds of 132 SMs or nearly"
             shapes=("1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192") ;;
-        awkward) what="awkward squares: the last round of tiles is mostly empty"
+        awkward) what="squares whose last round of tiles is mostly empty"
             shapes=("1000 1000 1000" "3000 3000 3000" "5000 5000 5000" "6144 6144 6144") ;;
-        skinny) what="skinny: a few rows of C, so fewer tiles than SMs"
+        skinny) what="a few rows of C, so fewer tiles than SMs"
             shapes=("16 8192 8192" "128 4096 4096" "256 8192 4096" "512 12288 4096") ;;
-        deep) what="deep K: few tiles, each many k-tiles deep"
+        deep) what="few tiles, each many k-tiles deep"
             shapes=("1024 1024 16384" "512 1024 65536" "2048 2048 32768" "256 256 131072") ;;
-        misaligned) what="misaligned: K or N not a multiple of 8, so rows are not 16-byte aligned"
+        misaligned) what="K or N not a multiple of 8, so rows are not 16-byte aligned"
             shapes=("4096 4096 4100" "4096 4100 4096" "3000 3002 3002" "4095 4095 4095") ;;
-        llm) what="LLM-like: tokens x (QKV, MLP up, MLP down, vocabulary) of a 4096-wide model"
+        llm) what="tokens x (QKV, MLP up, MLP down, vocabulary) of a 4096-wide model"
             shapes=("4096 12288 4096" "2048 11008 4096" "2048 4096 11008" "512 32000 4096") ;;
         *) return 1 ;;
     esac
