@@ -1,63 +1,112 @@
 #!/usr/bin/env bash
-# An SVG bar chart of a scripts/run_all.sh table, from the CSV it writes
-# (run_all.sh --csv FILE): one bar of TFLOPS per row, to one scale, the
-# float rows in one colour and the half rows in another, cuBLAS's rows
-# lighter. Needs nothing but awk; a browser, or the repository page, shows
-# the result.
+# An SVG bar chart of a scripts/run_all.sh table or a scripts/shapes.sh
+# table: one bar of TFLOPS per row, all to one scale, with its % of cuBLAS
+# beside it, as the text tables show them. It reads what those scripts
+# write: run_all.sh's CSV (--csv FILE) or its saved output, or shapes.sh's
+# CSV. Needs nothing but awk; a browser, or the repository page, shows the
+# result.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 usage() {
     cat <<USAGE
-usage: scripts/chart.sh CSV [--title TEXT] > chart.svg
-  CSV            what scripts/run_all.sh --csv wrote
-  --title TEXT   the line above the bars (default: the CSV's name)
+usage: scripts/chart.sh FILE [--title TEXT] > chart.svg
+  FILE           what scripts/run_all.sh --csv wrote, a saved run_all.sh
+                 output, or what scripts/shapes.sh --csv wrote
+  --title TEXT   the line above the bars (default: the run's GPU and date
+                 for a saved output, else the file's name)
 USAGE
 }
 
-csv="" title=""
+file="" title=""
 while [ $# -gt 0 ]; do
     case $1 in
         --title) [ $# -ge 2 ] || die chart.sh "--title needs a text"; title=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) die chart.sh "unknown option '$1' (see --help)" ;;
-        *) [ -z "$csv" ] || die chart.sh "one CSV at a time (see --help)"; csv=$1; shift ;;
+        *) [ -z "$file" ] || die chart.sh "one file at a time (see --help)"; file=$1; shift ;;
     esac
 done
-[ -n "$csv" ] || { usage >&2; exit 2; }
-[ -f "$csv" ] || die chart.sh "no file $csv"
-head -n 1 "$csv" | grep -qx 'step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check' ||
-    die chart.sh "$csv is not what scripts/run_all.sh --csv writes"
-[ -n "$title" ] || title=$(basename "$csv")
+[ -n "$file" ] || { usage >&2; exit 2; }
+[ -f "$file" ] || die chart.sh "no file $file"
 
-awk -F, -v title="$title" '
+# Every kind of input becomes the same rows: group (a shape, or empty),
+# name, precision, TFLOPS, % cuBLAS, separated by tabs.
+first=$(head -n 1 "$file")
+case $first in
+    step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check)
+        rows=$(awk -F, 'NR > 1 { printf "\t%s\t%s\t%s\t%s\n", $1, $3, $5, $8 }' "$file")
+        [ -n "$title" ] || title=$(basename "$file") ;;
+    "GEMM M="*)
+        # run_all.sh's table: fixed columns (its printf), between the line
+        # of headings and the first empty line.
+        rows=$(awk '
+            function col(from, width, s) { s = substr($0, from, width); gsub(/^ +| +$/, "", s); return s }
+            /^step +technique +precision/ { in_table = 1; next }
+            in_table && /^$/ { exit }
+            in_table { printf "\t%s\t%s\t%s\t%s\n", col(1, 24), col(44, 9), col(64, 8), col(91, 9) }' "$file")
+        [ -n "$title" ] || title=${first%%;*} ;;
+    class,m,n,k,step,tflops,cublas_tflops,pct_cublas)
+        # shapes.sh's CSV: a step per line; cuBLAS's row of each shape is the
+        # median of its runs beside the steps, as in shapes.sh's table.
+        rows=$(awk -F, '
+            function flush(   i, j, t, c) {
+                if (shape == "") return
+                for (i = 2; i <= nc; i++) for (j = i; j > 1 && cub[j - 1] > cub[j]; j--) { t = cub[j]; cub[j] = cub[j - 1]; cub[j - 1] = t }
+                c = nc % 2 ? cub[(nc + 1) / 2] : (cub[nc / 2] + cub[nc / 2 + 1]) / 2
+                printf "%s\tcuBLAS\tfp16\t%.2f\t\n", shape, c
+            }
+            NR == 1 { next }
+            {
+                s = $1 ": " $2 " x " $3 " x " $4
+                if (s != shape) { flush(); shape = s; nc = 0 }
+                cub[++nc] = $7
+                printf "%s\t%s\tfp16\t%s\t%s\n", shape, $5, $6, $8
+            }
+            END { flush() }' "$file")
+        [ -n "$title" ] || title=$(basename "$file") ;;
+    *) die chart.sh "$file is not what scripts/run_all.sh or scripts/shapes.sh writes (see --help)" ;;
+esac
+
+awk -F'\t' -v title="$title" '
     function esc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
-    NR == 1 { next }
     {
-        n++; name[n] = $1; prec[n] = $3; tf[n] = $5; pct[n] = $8
-        if ($5 != "-" && $5 + 0 > top) top = $5 + 0
+        n++; group[n] = $1; name[n] = $2; prec[n] = $3; tf[n] = $4; pct[n] = $5
+        if (tf[n] ~ /^[0-9.]+$/ && tf[n] + 0 > top) top = tf[n] + 0
+        if (!(name[n] in colour_of) && name[n] !~ /^cuBLAS/) colour_of[name[n]] = ++steps
     }
     END {
         if (n == 0 || top == 0) { print "chart.sh: no row with TFLOPS" > "/dev/stderr"; exit 2 }
-        left = 200; width = 480; row = 24; head = 40
-        w = left + width + 150; h = head + n * row + 30
+        split("#e6550d #3182bd #31a354 #756bb1 #636363", palette, " ")
+        left = 200; width = 480; row = 24; head = 40; y = head
+        for (i = 1; i <= n; i++) if (group[i] != group[i - 1]) groups++
+        w = left + width + 170; h = head + n * row + groups * row + 30
         printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", w, h
         printf "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h
         printf "<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">%s</text>\n", esc(title)
         for (i = 1; i <= n; i++) {
-            y = head + (i - 1) * row
-            cublas = name[i] ~ /^cuBLAS/
-            colour = prec[i] == "fp32" ? (cublas ? "#9ecae1" : "#3182bd") : (cublas ? "#fdae6b" : "#e6550d")
-            printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 8, y + 16, esc(name[i])
-            if (tf[i] == "-" || tf[i] == "") {
-                printf "<text x=\"%d\" y=\"%d\" fill=\"#777\">not run</text>\n", left, y + 16
-                continue
+            if (group[i] != "" && group[i] != group[i - 1]) {
+                printf "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s</text>\n", y + 18, esc(group[i])
+                y += row
             }
-            len = tf[i] / top * width; if (len < 1) len = 1
-            printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %s TFLOPS, %s%% of cuBLAS</title></rect>\n", left, y + 4, len, row - 8, colour, esc(name[i]), tf[i], pct[i]
-            printf "<text x=\"%.1f\" y=\"%d\">%s TFLOPS, %s%%</text>\n", left + len + 6, y + 16, tf[i], pct[i]
+            cublas = name[i] ~ /^cuBLAS/
+            # the ladder: float rows blue, half rows orange; the shapes: a colour per step
+            if (group[i] == "")
+                colour = prec[i] == "fp32" ? (cublas ? "#9ecae1" : "#3182bd") : (cublas ? "#fdae6b" : "#e6550d")
+            else
+                colour = cublas ? "#bdbdbd" : palette[(colour_of[name[i]] - 1) % 5 + 1]
+            printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 8, y + 16, esc(name[i])
+            if (tf[i] !~ /^[0-9.]+$/) {
+                printf "<text x=\"%d\" y=\"%d\" fill=\"#777\">not run</text>\n", left, y + 16
+            } else {
+                len = tf[i] / top * width; if (len < 1) len = 1
+                label = tf[i] " TFLOPS" (pct[i] ~ /^[0-9.]+$/ ? ", " pct[i] "%" : "")
+                printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %s</title></rect>\n", left, y + 4, len, row - 8, colour, esc(name[i]), label
+                printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + len + 6, y + 16, label
+            }
+            y += row
         }
         printf "<text x=\"%d\" y=\"%d\" fill=\"#555\">TFLOPS to scale; %% of cuBLAS of the same precision, timed in the same process</text>\n", 10, h - 10
         print "</svg>"
-    }' "$csv"
+    }' <<<"$rows"

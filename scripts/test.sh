@@ -269,6 +269,71 @@ else
     fail "scripts/chart.sh: want an SVG with 2 bars and one row not run"
 fi
 rm -f "$log.csv" "$log.out"
+# The same from a saved run_all.sh output, its rows printed with run_all.sh's
+# own format: the columns chart.sh cuts must be the ones run_all.sh prints.
+fmt=$(sed -n "s/^fmt='\(.*\)'$/\1/p" scripts/run_all.sh)
+{
+    echo "GEMM M=64 N=64 K=64 on Some GPU (CUDA 13.0), 2026-01-01; median of 20 runs each"
+    echo
+    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check "TFLOPS, to scale"
+    printf "$fmt" step04_register_tile "register tile" fp32 2.959 46.45 7.54 4.77 90.4 PASS "██▎"
+    printf "$fmt" "cuBLAS SGEMM" cuBLAS fp32 2.676 51.35 8.34 - 100.0 - "██▍"
+    echo
+    echo "% cuBLAS: ..."
+} >"$log.txt"
+if [ -n "$fmt" ] && bash scripts/chart.sh "$log.txt" >"$log.out" 2>"$log" && [ "$(grep -c '<rect x=' "$log.out")" -eq 2 ] &&
+    grep -q '>step04_register_tile: 46.45 TFLOPS, 90.4%<' "$log.out" && grep -q '>cuBLAS SGEMM: 51.35 TFLOPS, 100.0%<' "$log.out" &&
+    grep -q '>GEMM M=64 N=64 K=64 on Some GPU (CUDA 13.0), 2026-01-01<' "$log.out"; then
+    pass "scripts/chart.sh: a saved run_all.sh output, its rows read from run_all.sh's columns"
+else
+    fail "scripts/chart.sh: want 2 bars with run_all.sh's TFLOPS and % cuBLAS, titled with the GPU and date"
+fi
+# And from a shapes.sh CSV: a bar per step and shape, and one for cuBLAS,
+# the median of the steps' cuBLAS runs (as shapes.sh's table shows it).
+printf '%s\n' 'class,m,n,k,step,tflops,cublas_tflops,pct_cublas' 'deep,8,8,4096,step10_x,10.00,20.00,50.0' \
+    'deep,8,8,4096,step11_y,30.00,30.00,100.0' 'skinny,16,64,64,step10_x,5.00,7.00,71.4' >"$log.csv"
+if bash scripts/chart.sh "$log.csv" >"$log.out" 2>"$log" && [ "$(grep -c '<rect x=' "$log.out")" -eq 5 ] &&
+    grep -q '>cuBLAS: 25.00 TFLOPS<' "$log.out" && grep -q '>cuBLAS: 7.00 TFLOPS<' "$log.out" &&
+    grep -q '>step11_y: 30.00 TFLOPS, 100.0%<' "$log.out" && grep -q '>deep: 8 x 8 x 4096<' "$log.out"; then
+    pass "scripts/chart.sh: a shapes.sh CSV, a bar per step and shape and cuBLAS's median"
+else
+    fail "scripts/chart.sh: want 5 bars from the shapes CSV, cuBLAS at the median of its runs"
+fi
+rm -f "$log.csv" "$log.txt" "$log.out"
+
+# update_docs.sh, in a copy of the docs and the steps' sources: an output
+# whose table it cannot read changes no file; a good one goes into the
+# README's block with its chart beside it, and into each header.
+copy=$(mktemp -d)
+cp -r README.md scripts "$copy"/
+for s in "${all_steps[@]}"; do mkdir "$copy/$s" && cp "$s/main.c" "$s/kernel.cu" "$copy/$s"/; done
+mkdir "$copy/results"
+{
+    echo "GEMM M=4096 N=4096 K=4096 on Some GPU (CUDA 13.0), 2026-01-01; median of 20 runs each"
+    echo
+    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check "TFLOPS, to scale"
+    for s in "${all_steps[@]}"; do printf "$fmt" "$s" technique fp16 1.000 123.45 1.00 1.00 98.7 PASS "█"; done
+    printf "$fmt" "cuBLAS GemmEx" cuBLAS fp16 1.000 125.00 1.00 - 100.0 - "█"
+} >"$copy/results/good.txt"
+sed '3d' "$copy/results/good.txt" >"$copy/results/bad.txt" # the line of headings gone
+before=$(cd "$copy" && find . -type f ! -path ./results/bad.txt -exec md5sum {} + | sort)
+bash "$copy/scripts/update_docs.sh" results/bad.txt >"$log.out" 2>"$log"
+rc=$?
+if [ $rc -eq 2 ] && [ "$before" = "$(cd "$copy" && find . -type f ! -path ./results/bad.txt -exec md5sum {} + | sort)" ]; then
+    pass "scripts/update_docs.sh: a table it cannot read changes no file, exit 2"
+else
+    fail "scripts/update_docs.sh: a table it cannot read must change no file and exit 2 (exit code $rc)"
+fi
+last=${all_steps[${#all_steps[@]} - 1]}
+if bash "$copy/scripts/update_docs.sh" results/good.txt >"$log.out" 2>"$log" && [ -s "$copy/results/good.svg" ] &&
+    awk '/^<!-- run_all 4096 -->$/,/^<!-- \/run_all -->$/' "$copy/README.md" | grep -q 'on Some GPU' &&
+    awk '/^<!-- run_all 4096 -->$/,/^<!-- \/run_all -->$/' "$copy/README.md" | grep -qF '](results/good.svg)' &&
+    grep -q '^ \* Measured: 123.45 TFLOPS, 98.7% of cuBLAS GemmEx' "$copy/$last/kernel.cu"; then
+    pass "scripts/update_docs.sh: the table and its chart in the README, the Measured line in the headers"
+else
+    fail "scripts/update_docs.sh: want the table, its chart and the headers' Measured lines written"
+fi
+rm -rf "$copy" "$log.out"
 
 # Each step's "Try it" edit (scripts/try.sh) still applies to its kernel.cu,
 # one line per edit: a step that moved on breaks its experiment here.

@@ -7,7 +7,9 @@
 #     (<!-- sweep --> ... <!-- /sweep -->, from scripts/sweep.sh), the
 #     shapes (<!-- shapes --> ... <!-- /shapes -->, from scripts/shapes.sh), each step
 #     section's line (<!-- measured STEP --> ... <!-- /measured -->) and the
-#     lesson sizes (<!-- lesson sizes --> ... <!-- /lesson sizes -->).
+#     lesson sizes (<!-- lesson sizes --> ... <!-- /lesson sizes -->);
+#   - an SVG chart beside each run_all.sh output, and beside a shapes.sh
+#     output with its CSV, shown under its table in the README.
 # usage: scripts/run_all.sh | tee r4096.txt; scripts/run_all.sh -s 8192 | tee r8192.txt
 #        scripts/update_docs.sh r4096.txt r8192.txt [more run_all, sweep.sh or shapes.sh outputs]
 # The first file must be a run_all.sh output: the headers' lines come from it.
@@ -74,6 +76,32 @@ for s in $(step_dirs); do
     row "$first" "$s" | grep -q . || [ ! -x "$s/run" ] ||
         die update_docs.sh "$first has no row for $s, which this tree builds: not this code's run?"
 done
+
+# The charts (scripts/chart.sh), drawn before anything is written: one beside
+# each run_all.sh output (r8192.txt: r8192.svg), and one beside a shapes.sh
+# output whose CSV is beside it (shapes.txt, shapes.csv: shapes.svg). The
+# README shows those inside the repository under their tables.
+charts=$(mktemp -d)
+trap 'rm -rf "$charts"' EXIT
+declare -A chart_of=()
+i=0
+for run in "$@"; do
+    b=$(block "$run") i=$((i + 1))
+    case $b in
+        run_all*) bash scripts/chart.sh "$run" >"$charts/$i.svg" ||
+                      die update_docs.sh "scripts/chart.sh could not draw $run" ;;
+        shapes) [ -f "${run%.*}.csv" ] || continue
+                bash scripts/chart.sh "${run%.*}.csv" --title "$(head -n 1 "$run" | sed 's/:.*//')" >"$charts/$i.svg" ||
+                    die update_docs.sh "scripts/chart.sh could not draw ${run%.*}.csv" ;;
+        *) continue ;;
+    esac
+    chart_of[$run]=${run%.*}.svg
+done
+i=0
+for run in "$@"; do
+    i=$((i + 1))
+    [ -n "${chart_of[$run]:-}" ] && cp "$charts/$i.svg" "${chart_of[$run]}"
+done
 for s in $(step_dirs); do
     m=$(measured "$first" "$s") || { echo "update_docs.sh: $s is not in $first; its header is left as it was" >&2; continue; }
     text=" * Measured: $m (scripts/run_all.sh, $(where "$first"))."
@@ -85,9 +113,20 @@ for s in $(step_dirs); do
 done
 
 for run in "$@"; do
-    b=$(block "$run")
-    awk -v first="<!-- $b -->" -v last="<!-- /${b%% *} -->" -v file="$run" '
-        $0 == first { print; print "```"; while ((getline line < file) > 0) print line; print "```"; skip = 1; next }
+    b=$(block "$run") image=""
+    if [ -n "${chart_of[$run]:-}" ]; then
+        svg=$(realpath --relative-to=. "${chart_of[$run]}")
+        case $svg in
+            ../*|/*) echo "update_docs.sh: ${chart_of[$run]} is outside the repository: README.md does not show it" >&2 ;;
+            *) image="![the table above as a chart, TFLOPS to scale]($svg)" ;;
+        esac
+    fi
+    awk -v first="<!-- $b -->" -v last="<!-- /${b%% *} -->" -v file="$run" -v image="$image" '
+        $0 == first {
+            print; print "```"; while ((getline line < file) > 0) print line; print "```"
+            if (image != "") { print ""; print image }
+            skip = 1; next
+        }
         skip && $0 == last { skip = 0 }
         !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme" ||
         die update_docs.sh "could not write $run into README.md"
