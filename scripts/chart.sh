@@ -50,21 +50,17 @@ case $first in
     class,m,n,k,step,tflops,cublas_tflops,pct_cublas)
         # shapes.sh's CSV: a step per line; cuBLAS's row of each shape is the
         # median of its runs beside the steps, as in shapes.sh's table.
-        rows=$(awk -F, '
-            function flush(   i, j, t, c) {
-                if (shape == "") return
-                for (i = 2; i <= nc; i++) for (j = i; j > 1 && cub[j - 1] > cub[j]; j--) { t = cub[j]; cub[j] = cub[j - 1]; cub[j - 1] = t }
-                c = nc % 2 ? cub[(nc + 1) / 2] : (cub[nc / 2] + cub[nc / 2 + 1]) / 2
-                printf "%s\tcuBLAS\tfp16\t%.2f\t\n", shape, c
-            }
-            NR == 1 { next }
-            {
-                s = $1 ": " $2 " x " $3 " x " $4
-                if (s != shape) { flush(); shape = s; nc = 0 }
-                cub[++nc] = $7
-                printf "%s\t%s\tfp16\t%s\t%s\n", shape, $5, $6, $8
-            }
-            END { flush() }' "$file")
+        rows="" shape="" theirs=()
+        cublas_row() {
+            [ -z "$shape" ] || rows+=$(printf '%s\tcuBLAS\tfp16\t%.2f\t' "$shape" "$(echo "${theirs[*]}" | median)")$'\n'
+        }
+        while IFS=, read -r class m n k step tflops cublas pct; do
+            [ "$class: $m x $n x $k" = "$shape" ] || { cublas_row; shape="$class: $m x $n x $k" theirs=(); }
+            theirs+=("$cublas")
+            rows+="$shape"$'\t'"$step"$'\t'fp16$'\t'"$tflops"$'\t'"$pct"$'\n'
+        done < <(tail -n +2 "$file")
+        cublas_row
+        rows=${rows%$'\n'}
         [ -n "$title" ] || title=$(basename "$file") ;;
     *) die chart.sh "$file is not what scripts/run_all.sh or scripts/shapes.sh writes (see --help)" ;;
 esac

@@ -26,14 +26,13 @@ build() {
         die "$script" "the build of ${*:-every step} failed: $(grep -v '^make.*\*\*\*' <<<"$out" | tail -n 1)"
 }
 
-# Dies unless the first step can run on a GPU here: a tiny run of it says
-# why not, in its own words: gpu_or_die SCRIPT
+# Dies unless STEP (by default the first step) can run on a GPU here: a
+# tiny run of it says why not, in its own words: gpu_or_die SCRIPT [STEP]
 gpu_or_die() {
-    local first out
-    first=$(step_dirs | head -n 1)
-    build "$1" "$first"
-    out=$(./"$first"/run -s 8 --warmup 0 --iters 1 --no-check 2>&1) ||
-        die "$1" "needs a GPU: ${out#"$first: "}"
+    local step=${2:-$(step_dirs | head -n 1)} out
+    build "$1" "$step"
+    out=$(./"$step"/run -s 8 --warmup 0 --iters 1 --no-check 2>&1) ||
+        die "$1" "needs a GPU${2:+ that runs $2}: ${out#"$step: "}"
 }
 
 # One unchecked-or-not run of a step: run_step SCRIPT STEP OPTION...

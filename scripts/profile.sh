@@ -34,11 +34,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$step" ] || { usage >&2; exit 2; }
 
-build profile.sh "$step"
-
-# The step must run on this machine at all: a tiny run says why not, once.
-out=$(./"$step"/run -s 8 --warmup 0 --iters 1 --no-check 2>&1) ||
-    die profile.sh "needs a GPU that runs $step: ${out#"$step: "}"
+gpu_or_die profile.sh "$step"
 NCU=${NCU:-ncu}
 command -v "$NCU" >/dev/null ||
     die profile.sh "needs Nsight Compute (ncu), which is not on PATH: it comes with the CUDA toolkit (or set NCU=/path/to/ncu)"

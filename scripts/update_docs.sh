@@ -83,25 +83,20 @@ done
 # README shows those inside the repository under their tables.
 charts=$(mktemp -d)
 trap 'rm -rf "$charts"' EXIT
-declare -A chart_of=()
-i=0
+declare -A chart_of=() drawn=()
 for run in "$@"; do
-    b=$(block "$run") i=$((i + 1))
-    case $b in
-        run_all*) bash scripts/chart.sh "$run" >"$charts/$i.svg" ||
+    drawn[$run]=$charts/${#drawn[@]}.svg
+    case $(block "$run") in
+        run_all*) bash scripts/chart.sh "$run" >"${drawn[$run]}" ||
                       die update_docs.sh "scripts/chart.sh could not draw $run" ;;
         shapes) [ -f "${run%.*}.csv" ] || continue
-                bash scripts/chart.sh "${run%.*}.csv" --title "$(head -n 1 "$run" | sed 's/:.*//')" >"$charts/$i.svg" ||
+                bash scripts/chart.sh "${run%.*}.csv" --title "$(head -n 1 "$run" | sed 's/:.*//')" >"${drawn[$run]}" ||
                     die update_docs.sh "scripts/chart.sh could not draw ${run%.*}.csv" ;;
         *) continue ;;
     esac
     chart_of[$run]=${run%.*}.svg
 done
-i=0
-for run in "$@"; do
-    i=$((i + 1))
-    [ -n "${chart_of[$run]:-}" ] && cp "$charts/$i.svg" "${chart_of[$run]}"
-done
+for run in "${!chart_of[@]}"; do cp "${drawn[$run]}" "${chart_of[$run]}"; done
 for s in $(step_dirs); do
     m=$(measured "$first" "$s") || { echo "update_docs.sh: $s is not in $first; its header is left as it was" >&2; continue; }
     text=" * Measured: $m (scripts/run_all.sh, $(where "$first"))."
