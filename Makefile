@@ -130,7 +130,7 @@ help:
 	@echo 'make                  build every step the GPU (or ARCH) can run: step01_naive/run ...'
 	@echo 'make step04           build one step (or make step04_register_tile), then ./step04/run'
 	@echo 'make test             the test suite (the GPU half is skipped without a GPU;'
-	@echo '                      STEPS="05 06" tests those steps only)'
+	@echo '                      STEPS="05 06" tests those steps only, JOBS=4 runs 4 GPU checks at a time)'
 	@echo 'make bench            scripts/run_all.sh: every step against cuBLAS, the speedup table'
 	@echo 'make regs             registers, shared memory and spills of every kernel'
 	@echo 'make lesson STEP=04   the code diff from the previous step, without the headers'

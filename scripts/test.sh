@@ -13,15 +13,21 @@ set -u
 cd "$(dirname "$0")/.."
 case ${1:-} in
     -h|--help)
-        echo 'usage: scripts/test.sh (or make test), STEPS="05 06" for those steps only'
+        echo 'usage: scripts/test.sh (or make test), STEPS="05 06" for those steps only,'
+        echo '       JOBS=N for N GPU checks at a time (default: the CPU cores, at most 8)'
         echo 'Closes with "N passed, N failed, N skipped"; exits 1 if anything failed.'
         exit 0 ;;
     ?*) echo "test.sh: unknown argument '$1' (see --help); STEPS=\"05 06\" picks steps" >&2; exit 2 ;;
 esac
 
+if [ -n "${JOBS:-}" ] && ! [[ $JOBS =~ ^[1-9][0-9]{0,2}$ ]]; then
+    echo "test.sh: JOBS=$JOBS is not a number of jobs from 1 to 999" >&2
+    exit 2
+fi
+
 passed=0 failed=0 skipped=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log"' EXIT # and the jobs' folder, once there is one (below)
 
 pass() { passed=$((passed + 1)); echo "PASS  $1"; }
 skip() { skipped=$((skipped + 1)); echo "SKIP  $1"; }
@@ -450,16 +456,54 @@ run_checked() {
     timeout "$RUN_LIMIT" ./"$s"/run -m "$m" -n "$n" -k "$k" --alpha "$alpha" --beta "$beta" --offset "$offset" \
         --warmup 0 --iters 1 >"$log" 2>&1
 }
-checked() {
-    local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6 offset=${7:-0}
-    local name="$s M=$m N=$n K=$k alpha=$alpha beta=$beta${7:+ offset=$offset}"
+# A checked run as a job (below): passes if it exits 0 with check=PASS.
+checked_job() {
     run_checked "$@"
     local rc=$?
-    if [ $rc -eq 0 ] && tail -n 1 "$log" | grep -q ' check=PASS '; then
-        pass "$name"
-    else
-        fail "$name (exit code $rc)"
-    fi
+    [ $rc -eq 0 ] && tail -n 1 "$log" | grep -q ' check=PASS ' && return 0
+    echo "exit code $rc" >>"$log"
+    return 1
+}
+checked() {
+    local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6 offset=${7:-0}
+    queue "$s M=$m N=$n K=$k alpha=$alpha beta=$beta${7:+ offset=$offset}" checked_job "$@"
+}
+
+# The GPU checks run as jobs, JOBS at a time (default: the CPU cores, at
+# most 8). Most of a checked run's time is the CPU's (starting CUDA and
+# cuBLAS, the reference sums); the GPU runs one process's kernels at a time
+# whatever the number of processes, so each result is what it would be
+# alone. Each job's output goes to its own $log; it passes if it returns 0.
+# Results are reported in the order the jobs were queued, as they come in.
+JOBS=${JOBS:-$(cores=$(nproc 2>/dev/null || echo 1); echo $((cores < 8 ? cores : 8)))}
+jobs_dir=$(mktemp -d)
+trap 'rm -rf "$log" "$jobs_dir"' EXIT
+queued=() reported=0
+queue() {
+    local name=$1
+    shift
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    local i=${#queued[@]}
+    queued+=("$name")
+    (
+        log=$jobs_dir/$i.log
+        : >"$log"
+        "$@"
+        echo $? >"$jobs_dir/$i.rc.new" && mv "$jobs_dir/$i.rc.new" "$jobs_dir/$i.rc"
+    ) &
+    report_done
+}
+# Reports the jobs that have ended, in queue order, up to the first still running.
+report_done() {
+    while [ $reported -lt ${#queued[@]} ] && [ -e "$jobs_dir/$reported.rc" ]; do
+        cp "$jobs_dir/$reported.log" "$log"
+        if [ "$(cat "$jobs_dir/$reported.rc")" -eq 0 ]; then pass "${queued[$reported]}"; else fail "${queued[$reported]}"; fi
+        reported=$((reported + 1))
+    done
+}
+report_all() {
+    wait
+    report_done
 }
 
 # Can the CUDA runtime start at all? The first built step answers with a
@@ -526,6 +570,7 @@ else
             checked "$s" "$m" "$n" "$k" 1 0.5 "$offset"
         done
     done
+    report_all
 
     echo "== GPU: deliberately wrong kernels, which the check must report"
     # common/wrong_kernel.cu, linked with step 01's main.c (float inputs) and
@@ -567,6 +612,20 @@ else
     fi
 
     echo "== GPU: compute-sanitizer memcheck and racecheck on small shapes"
+    # One run under a tool (a job): memcheck ends "ERROR SUMMARY: 0 errors",
+    # racecheck "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+    sanitized_job() {
+        local s=$1 tool=$2 m=$3 n=$4 k=$5 offset=$6 exclude=$7 only_step=()
+        if [ "$tool" = memcheck ]; then only_step=(--kernel-name kns=gemm_kernel); fi
+        if [ -n "$exclude" ]; then only_step=(--kernel-name-exclude "kns=$exclude"); fi
+        timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 ${only_step[@]+"${only_step[@]}"} \
+            ./"$s"/run -m "$m" -n "$n" -k "$k" --offset "$offset" --beta 0.5 --warmup 0 --iters 1 >"$log" 2>&1
+        local rc=$?
+        [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" &&
+            return 0
+        echo "exit code $rc" >>"$log"
+        return 1
+    }
     if ! command -v compute-sanitizer >/dev/null; then
         n=$(( ${#runnable[@]} * ${#sanitizer_runs[@]} ))
         skipped=$((skipped + n))
@@ -575,23 +634,11 @@ else
         for s in ${runnable[@]+"${runnable[@]}"}; do
             for run in "${sanitizer_runs[@]}"; do
                 read -r tool m n k offset exclude <<<"$run"
-                name="$s $tool M=$m N=$n K=$k${offset:+ offset=$offset}${exclude:+ without $exclude kernels}"
-                only_step=()
-                if [ "$tool" = memcheck ]; then only_step=(--kernel-name kns=gemm_kernel); fi
-                if [ -n "$exclude" ]; then only_step=(--kernel-name-exclude "kns=$exclude"); fi
-                timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 ${only_step[@]+"${only_step[@]}"} \
-                    ./"$s"/run -m "$m" -n "$n" -k "$k" --offset "${offset:-0}" --beta 0.5 --warmup 0 --iters 1 \
-                    >"$log" 2>&1
-                rc=$?
-                # memcheck ends "ERROR SUMMARY: 0 errors", racecheck
-                # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
-                if [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log"; then
-                    pass "$name"
-                else
-                    fail "$name (exit code $rc)"
-                fi
+                queue "$s $tool M=$m N=$n K=$k${offset:+ offset=$offset}${exclude:+ without $exclude kernels}" \
+                    sanitized_job "$s" "$tool" "$m" "$n" "$k" "${offset:-0}" "$exclude"
             done
         done
+        report_all
     fi
 fi
 
