@@ -39,13 +39,7 @@ case $first in
         rows=$(awk -F, 'NR > 1 { printf "\t%s\t%s\t%s\t%s\n", $1, $3, $5, $8 }' "$file")
         [ -n "$title" ] || title=$(basename "$file") ;;
     "GEMM M="*)
-        # run_all.sh's table: fixed columns (its printf), between the line
-        # of headings and the first empty line.
-        rows=$(awk '
-            function col(from, width, s) { s = substr($0, from, width); gsub(/^ +| +$/, "", s); return s }
-            /^step +technique +precision/ { in_table = 1; next }
-            in_table && /^$/ { exit }
-            in_table { printf "\t%s\t%s\t%s\t%s\n", col(1, 24), col(44, 9), col(64, 8), col(91, 9) }' "$file")
+        rows=$(run_all_rows "$file" | sed 's/^/\t/')
         [ -n "$title" ] || title=${first%%;*} ;;
     class,m,n,k,step,tflops,cublas_tflops,pct_cublas)
         # shapes.sh's CSV: a step per line; cuBLAS's row of each shape is the

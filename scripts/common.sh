@@ -91,6 +91,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 # The median of the numbers on stdin.
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# The rows of a saved run_all.sh output, one per line, tab-separated: the
+# step (or cuBLAS row), its precision, TFLOPS and % cuBLAS. Its columns are
+# fixed (run_all.sh's printf); the table runs from the line of headings to
+# the first empty line.
+run_all_rows() {
+    awk '
+        function col(from, width, s) { s = substr($0, from, width); gsub(/^ +| +$/, "", s); return s }
+        /^step +technique +precision/ { in_table = 1; next }
+        in_table && /^$/ { exit }
+        in_table { printf "%s\t%s\t%s\t%s\n", col(1, 24), col(44, 9), col(64, 8), col(91, 9) }' "$1"
+}
+
 # A text bar of value on a scale where top fills width characters, in eighths
 # of a character, so that a small value still shows: bar VALUE TOP WIDTH.
 # With a fourth argument, light, it is drawn in light shade, whole cells only.

@@ -294,6 +294,24 @@ if [ -n "$fmt" ] && bash scripts/chart.sh "$log.txt" >"$log.out" 2>"$log" && [ "
 else
     fail "scripts/chart.sh: want 2 bars with run_all.sh's TFLOPS and % cuBLAS, titled with the GPU and date"
 fi
+# scripts/spread.sh: each step's % cuBLAS over saved run_all.sh outputs of one
+# shape, and the largest minus the smallest; outputs of two shapes refused.
+sed 's/ 90\.4  PASS/ 91.9  PASS/' "$log.txt" >"$log.2.txt"
+if bash scripts/spread.sh "$log.txt" "$log.2.txt" >"$log.out" 2>"$log" &&
+    grep -qE '^step04_register_tile +90\.4 +91\.9 +1\.5$' "$log.out" && ! grep -q '^cuBLAS SGEMM' "$log.out"; then
+    pass "scripts/spread.sh: a step's % cuBLAS in each run_all.sh output, and its spread"
+else
+    fail "scripts/spread.sh: want step04's 90.4 and 91.9, spread 1.5"
+fi
+sed -i '1s/M=64 N=64 K=64/M=64 N=64 K=65/' "$log.2.txt"
+bash scripts/spread.sh "$log.txt" "$log.2.txt" >"$log.out" 2>"$log"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$log")" -eq 1 ] && [ ! -s "$log.out" ]; then
+    pass "scripts/spread.sh: outputs of two shapes refused, one line, exit 2"
+else
+    fail "scripts/spread.sh: outputs of two shapes must be refused with one line and exit 2 (exit code $rc)"
+fi
+rm -f "$log.2.txt"
 # And from a shapes.sh CSV: a bar per step and shape, and one for cuBLAS,
 # the median of the steps' cuBLAS runs (as shapes.sh's table shows it).
 printf '%s\n' 'class,m,n,k,step,tflops,cublas_tflops,pct_cublas' 'deep,8,8,4096,step10_x,10.00,20.00,50.0' \

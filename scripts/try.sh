@@ -96,6 +96,8 @@ for line in "$tried" "$base"; do
     [[ $line == step=* ]] || die try.sh "a run failed: $line"
 done
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+gpu=$(field gpu "$base")
+echo "Try-it of $step on ${gpu//_/ } (CUDA $(field cuda "$base")), $(date -u +%Y-%m-%d); median of $iters runs each"
 echo "$step: $what; ./$step/run $shape"
 printf '  tried:  %8s TFLOPS, %6s%% of cuBLAS (check %s)\n' "$(field tflops "$tried")" \
     "$(field pct_cublas "$tried")" "$(field check "$tried")"

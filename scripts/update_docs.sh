@@ -4,20 +4,22 @@
 #   - each kernel.cu header's "Measured:" paragraph, from the first run;
 #   - README.md's tables (between <!-- run_all N --> and <!-- /run_all -->
 #     for N^3, <!-- run_all M N K --> for other shapes), the sweep
-#     (<!-- sweep --> ... <!-- /sweep -->, from scripts/sweep.sh), the
-#     shapes (<!-- shapes --> ... <!-- /shapes -->, from scripts/shapes.sh), each step
-#     section's line (<!-- measured STEP --> ... <!-- /measured -->) and the
-#     lesson sizes (<!-- lesson sizes --> ... <!-- /lesson sizes -->);
+#     (<!-- sweep --> ... <!-- /sweep -->, from scripts/sweep.sh), the shapes
+#     (<!-- shapes --> ... <!-- /shapes -->, from scripts/shapes.sh), the
+#     spread over processes (<!-- spread N --> ... <!-- /spread -->, from
+#     scripts/spread.sh), each step section's line (<!-- measured STEP -->
+#     ... <!-- /measured -->) and the lesson sizes (<!-- lesson sizes -->
+#     ... <!-- /lesson sizes -->);
 #   - an SVG chart beside each run_all.sh output, and beside a shapes.sh
 #     output with its CSV, shown under its table in the README.
 # usage: scripts/run_all.sh | tee r4096.txt; scripts/run_all.sh -s 8192 | tee r8192.txt
-#        scripts/update_docs.sh r4096.txt r8192.txt [more run_all, sweep.sh or shapes.sh outputs]
+#        scripts/update_docs.sh r4096.txt r8192.txt [more run_all, sweep, shapes or spread outputs]
 # The first file must be a run_all.sh output: the headers' lines come from it.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_OR_SHAPES_OUTPUT...] (the first for the headers)"
+usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_OR_SPREAD_OUTPUT...] (the first for the headers)"
 case ${1:-} in
     -h|--help) echo "$usage"; exit 0 ;;
     -*) die update_docs.sh "unknown option '$1' (see --help)" ;;
@@ -25,13 +27,18 @@ esac
 [ $# -ge 1 ] || die update_docs.sh "$usage"
 readme=README.md
 # The README block a saved output goes to: "run_all 4096", "run_all 4096 4100
-# 4096", "sweep" or "shapes"; nothing if the file is none of these.
+# 4096", "sweep", "shapes" or "spread 8192"; nothing if the file is none of
+# these.
 block() {
-    local shape
+    local shape kind=run_all
     shape=$(sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1")
+    if [ -z "$shape" ]; then
+        kind=spread
+        shape=$(sed -n '1s/^% cuBLAS of each step in [0-9]* run_all.sh processes: M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1")
+    fi
     if [ -n "$shape" ]; then
         set -- $shape
-        if [ "$1" = "$2" ] && [ "$2" = "$3" ]; then echo "run_all $1"; else echo "run_all $1 $2 $3"; fi
+        if [ "$1" = "$2" ] && [ "$2" = "$3" ]; then echo "$kind $1"; else echo "$kind $1 $2 $3"; fi
     elif head -n 1 "$1" | grep -qE '^step[0-9]+_[a-z_0-9]+ against cuBLAS'; then
         echo sweep
     elif head -n 1 "$1" | grep -qE '^Shapes on .*, [0-9]{4}-[0-9]{2}-[0-9]{2}:'; then
@@ -41,7 +48,7 @@ block() {
 for f in "$@"; do
     [ -f "$f" ] || die update_docs.sh "no file $f"
     b=$(block "$f")
-    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh or shapes.sh output"
+    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh or spread.sh output"
     grep -qxF "<!-- $b -->" "$readme" || die update_docs.sh "README.md has no <!-- $b --> block for $f"
 done
 [[ $(block "$1") == run_all* ]] || die update_docs.sh "$1 is not scripts/run_all.sh output: the headers are written from the first file"
