@@ -57,9 +57,11 @@
  * What limits it now: with fewer tiles than SMs the shares are shorter than
  * a tile, a tile is cut in many parts, and the block that stores it adds
  * their sums one after the other (256 x 256 x 131072: two tiles in 66 parts
- * each). Rows that do not start on 128-byte lines (3000^3, 5000^3) cost TMA
- * more reads than the balance gains. And while the consumers store a tile,
- * they still multiply nothing.
+ * each). Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and
+ * N are 8 more than a multiple of 16) cost TMA five sectors for every other
+ * row of a box instead of four: steps 10 and 11 run much faster at 2992^3
+ * and 3008^3 (results/h200-2026-11-23/alignment.txt). And while the
+ * consumers store a tile, they still multiply nothing.
  *
  * Launch: one block per SM (fewer if no tile is split and C has fewer
  * tiles), THREADS threads, STAGES * STAGE_BYTES of dynamic shared memory,
