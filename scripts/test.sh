@@ -357,6 +357,30 @@ if bash "$copy/scripts/update_docs.sh" results/good.txt >"$log.out" 2>"$log" && 
 else
     fail "scripts/update_docs.sh: want the table, its chart and the headers' Measured lines written"
 fi
+# A Try-it output (scripts/try.sh's lines) goes into its step's block as one
+# line; one without both numbers changes nothing.
+{
+    echo "Try-it of $last on Some GPU (CUDA 13.0), 2026-01-02; median of 20 runs each"
+    echo "$last: something; ./$last/run -s 4096"
+    printf '  tried:  %8s TFLOPS, %6s%% of cuBLAS (check %s)\n' 12.50 10.0 PASS
+    printf '  as is:  %8s TFLOPS, %6s%% of cuBLAS (check %s)\n' 125.00 100.0 PASS
+} >"$copy/results/try.txt"
+grep -v '^  as is:' "$copy/results/try.txt" >"$copy/results/try_bad.txt"
+before=$(md5sum "$copy/README.md")
+bash "$copy/scripts/update_docs.sh" results/good.txt results/try_bad.txt >"$log.out" 2>"$log"
+rc=$?
+if [ $rc -eq 2 ] && [ "$before" = "$(md5sum "$copy/README.md")" ]; then
+    pass "scripts/update_docs.sh: a Try-it output without its numbers changes no file, exit 2"
+else
+    fail "scripts/update_docs.sh: a Try-it output without its numbers must change no file and exit 2 (exit code $rc)"
+fi
+want="Measured (\`scripts/try.sh ${last:4:2}\`, Some GPU, CUDA 13.0, 2026-01-02): tried 12.50 TFLOPS (10.0% of cuBLAS), as is 125.00 (100.0%)."
+if bash "$copy/scripts/update_docs.sh" results/good.txt results/try.txt >"$log.out" 2>"$log" &&
+    awk "/^<!-- try $last -->\$/,/^<!-- \/try -->\$/" "$copy/README.md" | grep -qxF "$want"; then
+    pass "scripts/update_docs.sh: a Try-it output as its step's Measured line"
+else
+    fail "scripts/update_docs.sh: want '$want' in the README's Try-it block of $last"
+fi
 rm -rf "$copy" "$log.out"
 
 # Each step's "Try it" edit (scripts/try.sh) still applies to its kernel.cu,

@@ -8,18 +8,19 @@
 #     (<!-- shapes --> ... <!-- /shapes -->, from scripts/shapes.sh), the
 #     spread over processes (<!-- spread N --> ... <!-- /spread -->, from
 #     scripts/spread.sh), each step section's line (<!-- measured STEP -->
-#     ... <!-- /measured -->) and the lesson sizes (<!-- lesson sizes -->
-#     ... <!-- /lesson sizes -->);
+#     ... <!-- /measured -->), its Try-it's line (<!-- try STEP --> ...
+#     <!-- /try -->, from scripts/try.sh) and the lesson sizes
+#     (<!-- lesson sizes --> ... <!-- /lesson sizes -->);
 #   - an SVG chart beside each run_all.sh output, and beside a shapes.sh
 #     output with its CSV, shown under its table in the README.
 # usage: scripts/run_all.sh | tee r4096.txt; scripts/run_all.sh -s 8192 | tee r8192.txt
-#        scripts/update_docs.sh r4096.txt r8192.txt [more run_all, sweep, shapes or spread outputs]
+#        scripts/update_docs.sh r4096.txt r8192.txt [more run_all, sweep, shapes, spread or try outputs]
 # The first file must be a run_all.sh output: the headers' lines come from it.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_OR_SPREAD_OUTPUT...] (the first for the headers)"
+usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_OR_TRY_OUTPUT...] (the first for the headers)"
 case ${1:-} in
     -h|--help) echo "$usage"; exit 0 ;;
     -*) die update_docs.sh "unknown option '$1' (see --help)" ;;
@@ -27,8 +28,8 @@ esac
 [ $# -ge 1 ] || die update_docs.sh "$usage"
 readme=README.md
 # The README block a saved output goes to: "run_all 4096", "run_all 4096 4100
-# 4096", "sweep", "shapes" or "spread 8192"; nothing if the file is none of
-# these.
+# 4096", "sweep", "shapes", "spread 8192" or "try step05_wmma"; nothing if the
+# file is none of these.
 block() {
     local shape kind=run_all
     shape=$(sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1")
@@ -43,13 +44,30 @@ block() {
         echo sweep
     elif head -n 1 "$1" | grep -qE '^Shapes on .*, [0-9]{4}-[0-9]{2}-[0-9]{2}:'; then
         echo shapes
+    else
+        sed -n '1s/^Try-it of \(step[0-9]*_[a-z0-9_]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/try \1/p' "$1"
     fi
+}
+# A Try-it's line from scripts/try.sh's output: "Measured (scripts/try.sh 05,
+# NVIDIA H200, CUDA 13.0, 2026-11-23): tried 235.41 TFLOPS (34.0% of cuBLAS),
+# as is 280.11 (40.6%)."; nothing if a number is missing.
+tried() {
+    awk '
+        NR == 1 { if (!match($0, /^Try-it of step[0-9]+_[^ ]+ on .* \(CUDA [0-9.]+\), [0-9-]+;/)) exit
+                  step = substr($3, 5, 2); where = substr($0, index($0, " on ") + 4)
+                  sub(/;.*/, "", where); sub(/ \(CUDA /, ", CUDA ", where); sub(/\),/, ",", where) }
+        /^  tried: / && $2 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+%$/ { tf = $2; pct = $4 }
+        /^  as is: / && $3 ~ /^[0-9.]+$/ && $5 ~ /^[0-9.]+%$/ { tf0 = $3; pct0 = $5 }
+        END { if (step != "" && tf != "" && tf0 != "")
+                  printf "Measured (`scripts/try.sh %s`, %s): tried %s TFLOPS (%s of cuBLAS), as is %s (%s).\n",
+                         step, where, tf, pct, tf0, pct0 }' "$1"
 }
 for f in "$@"; do
     [ -f "$f" ] || die update_docs.sh "no file $f"
     b=$(block "$f")
-    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh or spread.sh output"
+    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh or try.sh output"
     grep -qxF "<!-- $b -->" "$readme" || die update_docs.sh "README.md has no <!-- $b --> block for $f"
+    [[ $b != try* ]] || [ -n "$(tried "$f")" ] || die update_docs.sh "$f: no tried and as-is numbers in it"
 done
 [[ $(block "$1") == run_all* ]] || die update_docs.sh "$1 is not scripts/run_all.sh output: the headers are written from the first file"
 
@@ -123,12 +141,15 @@ for run in "$@"; do
             *) image="![the table above as a chart, TFLOPS to scale]($svg)" ;;
         esac
     fi
-    awk -v first="<!-- $b -->" -v last="<!-- /${b%% *} -->" -v file="$run" -v image="$image" '
-        $0 == first {
-            print; print "```"; while ((getline line < file) > 0) print line; print "```"
-            if (image != "") { print ""; print image }
-            skip = 1; next
-        }
+    # A table goes in as printed; a Try-it as its one line.
+    body=$charts/body
+    if [[ $b == try* ]]; then
+        tried "$run" >"$body"
+    else
+        { echo '```'; cat "$run"; echo '```'; [ -z "$image" ] || printf '\n%s\n' "$image"; } >"$body"
+    fi
+    awk -v first="<!-- $b -->" -v last="<!-- /${b%% *} -->" -v file="$body" '
+        $0 == first { print; while ((getline line < file) > 0) print line; skip = 1; next }
         skip && $0 == last { skip = 0 }
         !skip { print }' "$readme" >"$readme.new" && mv "$readme.new" "$readme" ||
         die update_docs.sh "could not write $run into README.md"
