@@ -238,6 +238,8 @@ bad_calls=(
     "test.sh|bash scripts/test.sh --bogus" "arch.sh|bash scripts/arch.sh need"
     "try.sh|bash scripts/try.sh 99" "try.sh|bash scripts/try.sh 05 --iters 0"
     "chart.sh|bash scripts/chart.sh /nonexistent.csv" "chart.sh|bash scripts/chart.sh scripts/test.sh"
+    "spread.sh|bash scripts/spread.sh README.md" "spread.sh|bash scripts/spread.sh /nonexistent README.md"
+    "spread.sh|bash scripts/spread.sh README.md README.md" "spread.sh|bash scripts/spread.sh --bogus"
     "Makefile|$MAKE --no-print-directory ARCH=sm_7" "Makefile|$MAKE --no-print-directory STEP=04"
     "Makefile|$MAKE --no-print-directory step99" "Makefile|$MAKE --no-print-directory lesson"
     "Makefile|$MAKE --no-print-directory sass STEP=" "Makefile|$MAKE --no-print-directory profile"
