@@ -529,6 +529,20 @@ checked() {
     local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6 offset=${7:-0}
     queue "$s M=$m N=$n K=$k alpha=$alpha beta=$beta${7:+ offset=$offset}" checked_job "$@"
 }
+# One run under a tool (a job): memcheck ends "ERROR SUMMARY: 0 errors",
+# racecheck "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+sanitized_job() {
+    local s=$1 tool=$2 m=$3 n=$4 k=$5 offset=$6 exclude=$7 only_step=()
+    if [ "$tool" = memcheck ]; then only_step=(--kernel-name kns=gemm_kernel); fi
+    if [ -n "$exclude" ]; then only_step=(--kernel-name-exclude "kns=$exclude"); fi
+    timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 ${only_step[@]+"${only_step[@]}"} \
+        ./"$s"/run -m "$m" -n "$n" -k "$k" --offset "$offset" --beta 0.5 --warmup 0 --iters 1 >"$log" 2>&1
+    local rc=$?
+    [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" &&
+        return 0
+    echo "exit code $rc" >>"$log"
+    return 1
+}
 
 # The GPU checks run as jobs, JOBS at a time (default: the CPU cores, at
 # most 8). Most of a checked run's time is the CPU's (starting CUDA and
@@ -674,20 +688,6 @@ else
     fi
 
     echo "== GPU: compute-sanitizer memcheck and racecheck on small shapes"
-    # One run under a tool (a job): memcheck ends "ERROR SUMMARY: 0 errors",
-    # racecheck "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
-    sanitized_job() {
-        local s=$1 tool=$2 m=$3 n=$4 k=$5 offset=$6 exclude=$7 only_step=()
-        if [ "$tool" = memcheck ]; then only_step=(--kernel-name kns=gemm_kernel); fi
-        if [ -n "$exclude" ]; then only_step=(--kernel-name-exclude "kns=$exclude"); fi
-        timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 ${only_step[@]+"${only_step[@]}"} \
-            ./"$s"/run -m "$m" -n "$n" -k "$k" --offset "$offset" --beta 0.5 --warmup 0 --iters 1 >"$log" 2>&1
-        local rc=$?
-        [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" &&
-            return 0
-        echo "exit code $rc" >>"$log"
-        return 1
-    }
     if ! command -v compute-sanitizer >/dev/null; then
         n=0
         for s in ${runnable[@]+"${runnable[@]}"}; do n=$((n + $(sanitizer_runs_for "$s" | wc -l))); done

@@ -85,8 +85,7 @@ if [ $list = 1 ]; then
     exit 0
 fi
 
-gpu_or_die try.sh
-build try.sh "$step"
+gpu_or_die try.sh "$step"
 (cd "$copy" && build "try.sh (the variant, in a scratch copy)" "$step") || exit 2
 
 # shellcheck disable=SC2086 # shape holds several words

@@ -301,9 +301,9 @@ __device__ long long share(int u, long long split_k_tiles)
 }
 
 // Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
-// false past its last part. Its whole tiles
-// first; then, of its share, the tiles in the middle, the end of the first
-// tile, the start of the last (see the header for why this order).
+// false past its last part. Its whole tiles first; then, of its share, the
+// tiles in the middle, the end of the first tile, the start of the last (see
+// the header for why this order).
 __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
 {
     const int b = blockIdx.x, blocks = gridDim.x, rounds = (whole - b + blocks - 1) / blocks;
