@@ -94,7 +94,7 @@ constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory bank
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // When splitting pays (see gemm_launch): it must save an SM more than
 // FIXUP_K_TILES k-tiles' time, and leave each block at least MIN_SHARE.
-constexpr int FIXUP_K_TILES = 8, MIN_SHARE = 6;
+constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -115,6 +115,14 @@ static_assert(BK == LINE_N && BN % LINE_N == 0 && BM % WGMMA_M == 0,
               "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
 static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && STAGE_BYTES % SWIZZLE_ATOM == 0, "tiles start on atoms");
+
+// Where, in halves, piece c of row r goes: wgmma's 128-byte swizzle. Rows
+// of several lines (B's) are cut into columns of lines, BK rows each, one
+// after another; in a line, piece c sits at c XOR (r % 8), as in step 07.
+__device__ int swizzle(int r, int c)
+{
+    return ((c / LINE_PIECES * BK + r) * LINE_PIECES + (c % LINE_PIECES ^ r % LINE_PIECES)) * PIECE;
+}
 
 __device__ uint32_t smem_addr(const void *p)
 {
@@ -255,8 +263,8 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 }
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
-// thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
-// their bytes.
+// thread: a TMA box of A and BN / LINE_N boxes of B, each where swizzle puts
+// its column of lines, on a barrier armed with their bytes.
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
                            const CUtensorMap *map_b, int m0, int n0, int k0)
 {
@@ -265,7 +273,7 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
         tma_load(As, map_a, k0, m0, bar);
 #pragma unroll
         for (int j = 0; j < BN / LINE_N; ++j)
-            tma_load(Bs + j * BK * LINE_N, map_b, n0 + j * LINE_N, k0, bar);
+            tma_load(&Bs[swizzle(0, j * LINE_PIECES)], map_b, n0 + j * LINE_N, k0, bar);
     }
 }
 
@@ -584,11 +592,13 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     // Tiles are split only where that pays, one rule for every shape: the
     // SMs a last round of whole tiles leaves idle must lose more than
-    // FIXUP_K_TILES k-tiles' time each, averaged over all SMs (4096^3:
-    // 16 idle SMs x 64 k-tiles / 132 = 7.8, measured a little faster
-    // whole), and each block's share must be MIN_SHARE k-tiles or more
-    // (1024^3: 3.9 each, measured slower split than whole, as the sums
-    // of a tile cut in four or five parts are added one after the other).
+    // FIXUP_K_TILES k-tiles' time each, averaged over all SMs (2048 x
+    // 2048 x 32768: 4 idle SMs x 512 k-tiles / 132 = 15.5, measured 2%
+    // slower split than whole; 4096 x 12288 x 4096: 48 x 64 / 132 = 23.3,
+    // 1% faster split: results/h200-2026-11-23/fixup_k_tiles.txt), and
+    // each block's share must be MIN_SHARE k-tiles or more (1024^3: 3.9
+    // each, measured slower split than whole, as the sums of a tile cut
+    // in four or five parts are added one after the other).
     // Then the blocks take whole tiles while two rounds or more are left,
     // and split the rest.
     const int tiles_k = (K + BK - 1) / BK, idle = (sms - tiles % sms) % sms;
