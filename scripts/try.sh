@@ -45,9 +45,9 @@ experiment() {
             edits=('s/^    pitch = (cols + LINE_N - 1) \/ LINE_N \* LINE_N;/    pitch = (cols + PIECE - 1) \/ PIECE * PIECE;/') ;;
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
             edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem>>>/    kernel<<<tiles, THREADS, smem>>>/') ;;
-        step11_stream_k) what="every part's k-tiles from the first up, not the last down"
-            shape="-m 2048 -n 2048 -k 32768"
-            edits=('s/^                           (k0 + k1 - 1 - t) \* BK);/                           t * BK);/') ;;
+        step11_stream_k) what="every part's k-tiles from the first up, not a split tile's from the last down"
+            shape="-m 1024 -n 2048 -k 32768"
+            edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
         *) die try.sh "$1 has no experiment" ;;
     esac
 }

@@ -26,7 +26,7 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 282.55 TFLOPS, 40.7% of cuBLAS GemmEx, 6.08x step 04
+ * Measured: 280.92 TFLOPS, 40.4% of cuBLAS GemmEx, 6.06x step 04
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"

@@ -48,7 +48,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 610.90 TFLOPS, 95.9% of cuBLAS GemmEx, 1.03x step 08
+ * Measured: 599.06 TFLOPS, 96.2% of cuBLAS GemmEx, 1.00x step 08
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"

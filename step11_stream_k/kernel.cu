@@ -28,13 +28,14 @@
  *   applies alpha and beta and stores, as in step 10.
  * - An order that keeps L2 useful: blocks that read the same slices of A
  *   and B at the same time read them from L2 once. Each block takes its
- *   whole tiles, then the end of its share's first tile, then the start of
- *   its last, each part from its last k-tile down. t k-tiles' time after
- *   the shares begin, every block is then at k-tile (tiles_k - 1 - t) mod
- *   tiles_k or, in its last part, at share - 1 - t: two slices of K at a
- *   time. Counting up instead, each block would start at a k-tile of its
- *   own, and A and B of deep products would come from memory again for
- *   every tile (the Try-it).
+ *   whole tiles, each from its first k-tile up as in step 10 (the blocks
+ *   of a round start together), then the end of its share's first tile,
+ *   then the start of its last, each of these from its last k-tile down.
+ *   t k-tiles' time after the shares begin, every block is then at k-tile
+ *   (tiles_k - 1 - t) mod tiles_k or, in its last part, at share - 1 - t:
+ *   two slices of K at a time. Counting up instead, each block would start
+ *   at a k-tile of its own, and A and B of deep products would come from
+ *   memory again for every tile (the Try-it).
  *
  *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
  *
@@ -68,7 +69,7 @@
  * as in step 10; a workspace of a BM x BN float slot and CONSUMERS flags per
  * SM when tiles are split.
  *
- * Measured: 621.65 TFLOPS, 98.7% of cuBLAS GemmEx, 1.02x step 10
+ * Measured: 612.30 TFLOPS, 98.3% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"
@@ -402,9 +403,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             tile_origin(tile, tiles_m, tiles_n, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
-                // from the part's last k-tile down (see the header)
-                load_tiles(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0,
-                           (k0 + k1 - 1 - t) * BK);
+                // a piece of a tile from its last k-tile down (see the header)
+                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;
+                load_tiles(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0, k * BK);
             }
         }
         return;
