@@ -117,14 +117,6 @@ static_assert(BK == LINE_N && BN % LINE_N == 0 && BM % WGMMA_M == 0,
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
 static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && STAGE_BYTES % SWIZZLE_ATOM == 0, "tiles start on atoms");
 
-// Where, in halves, piece c of row r goes: wgmma's 128-byte swizzle. Rows
-// of several lines (B's) are cut into columns of lines, BK rows each, one
-// after another; in a line, piece c sits at c XOR (r % 8), as in step 07.
-__device__ int swizzle(int r, int c)
-{
-    return ((c / LINE_PIECES * BK + r) * LINE_PIECES + (c % LINE_PIECES ^ r % LINE_PIECES)) * PIECE;
-}
-
 __device__ uint32_t smem_addr(const void *p)
 {
     return (uint32_t)__cvta_generic_to_shared(p);
@@ -264,8 +256,8 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 }
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
-// thread: a TMA box of A and BN / LINE_N boxes of B, each where swizzle puts
-// its column of lines, on a barrier armed with their bytes.
+// thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
+// their bytes.
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
                            const CUtensorMap *map_b, int m0, int n0, int k0)
 {
@@ -274,7 +266,7 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
         tma_load(As, map_a, k0, m0, bar);
 #pragma unroll
         for (int j = 0; j < BN / LINE_N; ++j)
-            tma_load(&Bs[swizzle(0, j * LINE_PIECES)], map_b, n0 + j * LINE_N, k0, bar);
+            tma_load(Bs + j * BK * LINE_N, map_b, n0 + j * LINE_N, k0, bar);
     }
 }
 
