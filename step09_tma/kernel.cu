@@ -5,13 +5,14 @@
  * waited for its own copies, and a barrier made that true for all. Now
  * Hopper's tensor memory accelerator (TMA) copies a whole tile.
  * - Tensor maps: the host describes A and B once (cuTensorMapEncodeTiled,
- *   reached through the runtime's driver entry point): address, shape, row
- *   pitch, the box one copy fetches, and the 128-byte swizzle. One thread
- *   then copies a box with one cp.async.bulk.tensor: TMA computes every
- *   address, writes shared memory in the same swizzled lines step 08 laid
- *   out by hand, and fills what lies outside A or B with zeros, so edge
- *   tiles need no code. A's tile is one box of BM x BK; B's is BN / 64
- *   boxes of BK x 64, one per column of lines.
+ *   reached through the runtime's driver entry point, so that the program
+ *   needs no link to the driver library): address, shape, row pitch, the
+ *   box one copy fetches, and the 128-byte swizzle. One thread then copies
+ *   a box with one cp.async.bulk.tensor: TMA computes every address, writes
+ *   shared memory in the same swizzled lines step 08 laid out by hand, and
+ *   fills what lies outside A or B with zeros, so edge tiles need no code.
+ *   A's tile is one box of BM x BK; B's is BN / 64 boxes of BK x 64, one
+ *   per column of lines.
  * - mbarriers: each stage has a 64-bit barrier in shared memory. The thread
  *   that issues a stage's copies arrives on it once and says how many bytes
  *   are coming (arrive.expect_tx); TMA counts them off as they land, and
@@ -32,9 +33,13 @@
  * whose rows do not (K or N not a multiple of 8, or an unaligned pointer)
  * is first repacked by a small kernel into scratch kept from call to call,
  * its rows padded to whole 128-byte lines, and TMA reads that: no
- * element-wise path is left. At 4096 x 4096 x 4100 this step runs nearly
- * seven times as fast as step 08, which loads such rows element by element
- * (scripts/run_all.sh -m 4096 -n 4096 -k 4100).
+ * element-wise path is left. The repack is the same in steps 09-11, so it
+ * lives in common/repack.cuh; the launcher says what it costs. Step 08
+ * loads such rows element by element:
+ *
+ * Measured at 4096 x 4096 x 4100: 617.96 TFLOPS, 259.2% of cuBLAS GemmEx,
+ * 7.01x step 08 (scripts/run_all.sh -m 4096 -n 4096 -k 4100, NVIDIA H200,
+ * CUDA 13.0, 2026-11-23).
  *
  * Why it is faster: one thread and one instruction per box replace 256
  * threads computing addresses for 12 copies each per tile; the warps only
@@ -48,10 +53,11 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 599.06 TFLOPS, 96.2% of cuBLAS GemmEx, 1.00x step 08
+ * Measured: 607.28 TFLOPS, 96.0% of cuBLAS GemmEx, 1.02x step 08
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"
+#include "repack.cuh"
 
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -89,9 +95,7 @@ __device__ uint32_t smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-// ---- mbarriers: a 64-bit word in shared memory that counts arrivals and
-// expected bytes, and completes a phase when both reach zero. Here: one
-// arrival, and the bytes still to come from TMA.
+// ---- mbarriers (see the header): arrive, expecting `bytes` from TMA.
 __device__ void mbar_arrive_expect(uint64_t *bar, int bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
@@ -101,12 +105,9 @@ __device__ void mbar_arrive_expect(uint64_t *bar, int bytes)
 // Waits until the phase with this parity has completed.
 __device__ void mbar_wait(uint64_t *bar, int parity)
 {
-    asm volatile("{\n"
-                 ".reg .pred done;\n"
-                 "WAIT_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT_%=;\n"
-                 "}\n"
+    asm volatile("{ .reg .pred done;\n"
+                 "WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT_%=; }\n"
                  : : "r"(smem_addr(bar)), "r"(parity) : "memory");
 }
 
@@ -116,8 +117,7 @@ __device__ void tma_load(__half *dst, const CUtensorMap *map, int c0, int c1, ui
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];\n"
-                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
-                 : "memory");
+                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)) : "memory");
 }
 
 // The descriptor of a matrix in shared memory (see the header). A K-major
@@ -230,21 +230,6 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0
     n0 = in_group / group_rows * BN;
 }
 
-// A copy of the rows x cols matrix X whose rows start every `pitch` halves
-// (a multiple of PIECE), which TMA can read: a thread per 16-byte piece of
-// the copy, zeros past the end of a row.
-__global__ void repack_kernel(__half *dst, const __half *X, int rows, int cols, int pitch)
-{
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long r = i / (pitch / PIECE), c = i % (pitch / PIECE) * PIECE;
-    __align__(16) __half v[PIECE];
-#pragma unroll
-    for (int j = 0; j < PIECE; ++j)
-        v[j] = r < rows && c + j < cols ? X[r * cols + c + j] : __half();
-    if (r < rows)
-        *reinterpret_cast<uint4 *>(dst + i * PIECE) = *reinterpret_cast<const uint4 *>(v);
-}
-
 template <bool VEC>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -280,25 +265,25 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     for (int t = 0; t < tiles_k; ++t) {
         const int t_copy = t + STAGES - 2; // the k-tile whose copies this iteration issues
 
-        // Tile t has landed once its stage's barrier completes the phase of
-        // this round through the ring. The block-wide barrier still frees
-        // the stage tile t - 2's wgmma read.
+        // Tile t has landed once its stage's barrier completes this round's
+        // phase; the barrier below frees the stage tile t - 2's wgmma read.
         mbar_wait(&full[t % STAGES], t / STAGES % 2);
         __syncthreads();
-
-        // ---- load tiles: tile t_copy, into the stage tile t - 2 left
-        if (t_copy < tiles_k)
-            load_tiles(As[t_copy % STAGES], Bs[t_copy % STAGES], &full[t_copy % STAGES], &map_a,
-                       &map_b, m0, n0, t_copy * BK);
 
         // ---- compute: a wgmma per WGMMA_K-deep slice, the tile's in one group
         asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
 #pragma unroll
-        for (int s = 0; s < KSLICES; ++s)
+        for (int s = 0; s < KSLICES; ++s) {
             wgmma_64x256x16(acc,
                             descriptor(&As[t % STAGES][wg * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                             descriptor(&Bs[t % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
                                        SWIZZLE_ATOM));
+
+            // ---- load tiles: tile t_copy, into the stage tile t - 2 left
+            if (s == 0 && t_copy < tiles_k)
+                load_tiles(As[t_copy % STAGES], Bs[t_copy % STAGES], &full[t_copy % STAGES], &map_a,
+                           &map_b, m0, n0, t_copy * BK);
+        }
         asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
         wgmma_wait<1>(acc); // tile t - 1's group is done; tile t's may still run
     }
@@ -321,12 +306,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // swizzle; parts of a box outside the matrix arrive as zeros.
 static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
-    // cuTensorMapEncodeTiled is a driver function: the runtime hands it out,
-    // so the program needs no link to the driver library.
     static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
     if (!encode)
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault,
-                                         nullptr);
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
     const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }; // innermost first
     const cuuint64_t row_bytes[1] = { (cuuint64_t)pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
@@ -340,45 +322,15 @@ static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int 
     return map;
 }
 
-// Room for an operand repacked for TMA, kept from call to call (cudaMalloc
-// waits for the GPU) and grown when a call needs more.
-struct room {
-    void *p;
-    size_t bytes;
-};
-
-// X itself if TMA can read it (rows of whole pieces, 16-byte aligned), or a
-// copy in r, its rows `pitch` halves apart (whole 128-byte lines, which TMA
-// reads fastest); null if the GPU has too little memory for the copy.
-static const void *for_tma(const void *X, int rows, int cols, int &pitch, room &r)
-{
-    pitch = cols;
-    if (cols % PIECE == 0 && (uintptr_t)X % 16 == 0)
-        return X;
-    pitch = (cols + LINE_N - 1) / LINE_N * LINE_N;
-    const size_t bytes = (size_t)rows * pitch * sizeof(__half);
-    if (bytes > r.bytes) {
-        cudaFree(r.p);
-        r = {};
-        if (cudaMalloc(&r.p, bytes) != cudaSuccess)
-            return r.p = nullptr;
-        r.bytes = bytes;
-    }
-    const long long pieces = (long long)rows * (pitch / PIECE);
-    repack_kernel<<<(unsigned)((pieces + 255) / 256), 256>>>((__half *)r.p, (const __half *)X, rows, cols, pitch);
-    return r.p;
-}
-
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // TMA reads rows that start 16-byte aligned. An operand whose rows do
-    // not (K or N not a multiple of PIECE, or an unaligned pointer) is first
-    // repacked: one read and one write of it (4096 x 4100 halves: 67 MB,
-    // at least 14 us at an H200's 4.8 TB/s). The product then reads the
-    // copy once per row or column of tiles, so the repack pays for itself
-    // unless the other side is only a tile or two across.
+    // An operand that TMA cannot read (repack.cuh) is first repacked: one
+    // read and one write of it (4096 x 4100 halves: 67 MB, at least 14 us at
+    // an H200's 4.8 TB/s), which pays for itself unless the other side is
+    // only a tile or two across: the product reads the copy once per row or
+    // column of tiles.
     static room room_a, room_b;
     int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, room_a);
@@ -386,8 +338,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
     const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
-    // float2 stores need even rows that start 8-byte aligned.
-    const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0;
+    const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.

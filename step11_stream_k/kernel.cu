@@ -69,10 +69,11 @@
  * as in step 10; a workspace of a BM x BN float slot and CONSUMERS flags per
  * SM when tiles are split.
  *
- * Measured: 612.30 TFLOPS, 98.3% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 613.83 TFLOPS, 98.2% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"
+#include "repack.cuh"
 
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -122,9 +123,7 @@ __device__ uint32_t smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-// ---- mbarriers: a 64-bit word in shared memory that counts arrivals and
-// expected bytes, and completes a phase when both reach zero. Here: one
-// arrival, and the bytes still to come from TMA.
+// ---- mbarriers (see the header): arrive, expecting `bytes` from TMA.
 __device__ void mbar_arrive_expect(uint64_t *bar, int bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
@@ -139,12 +138,9 @@ __device__ void mbar_arrive(uint64_t *bar)
 // Waits until the phase with this parity has completed.
 __device__ void mbar_wait(uint64_t *bar, int parity)
 {
-    asm volatile("{\n"
-                 ".reg .pred done;\n"
-                 "WAIT_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT_%=;\n"
-                 "}\n"
+    asm volatile("{ .reg .pred done;\n"
+                 "WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT_%=; }\n"
                  : : "r"(smem_addr(bar)), "r"(parity) : "memory");
 }
 
@@ -154,8 +150,7 @@ __device__ void tma_load(__half *dst, const CUtensorMap *map, int c0, int c1, ui
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];\n"
-                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
-                 : "memory");
+                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)) : "memory");
 }
 
 // The warpgroup's registers per thread from here on: fewer, or more.
@@ -341,21 +336,6 @@ __device__ void warpgroup_sync(int wg)
     asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
 }
 
-// A copy of the rows x cols matrix X whose rows start every `pitch` halves
-// (a multiple of PIECE), which TMA can read: a thread per 16-byte piece of
-// the copy, zeros past the end of a row.
-__global__ void repack_kernel(__half *dst, const __half *X, int rows, int cols, int pitch)
-{
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long r = i / (pitch / PIECE), c = i % (pitch / PIECE) * PIECE;
-    __align__(16) __half v[PIECE];
-#pragma unroll
-    for (int j = 0; j < PIECE; ++j)
-        v[j] = r < rows && c + j < cols ? X[r * cols + c + j] : __half();
-    if (r < rows)
-        *reinterpret_cast<uint4 *>(dst + i * PIECE) = *reinterpret_cast<const uint4 *>(v);
-}
-
 template <bool VEC>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -486,12 +466,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // swizzle; parts of a box outside the matrix arrive as zeros.
 static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
-    // cuTensorMapEncodeTiled is a driver function: the runtime hands it out,
-    // so the program needs no link to the driver library.
     static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
     if (!encode)
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault,
-                                         nullptr);
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
     const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }; // innermost first
     const cuuint64_t row_bytes[1] = { (cuuint64_t)pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
@@ -505,54 +482,15 @@ static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int 
     return map;
 }
 
-// Room in GPU memory (an operand repacked for TMA, the partial sums), kept
-// from call to call (cudaMalloc waits for the GPU) and grown when a call
-// needs more.
-struct room {
-    void *p;
-    size_t bytes;
-};
-
-// Makes r at least `bytes` long, zeroed when new; false if the GPU has too
-// little memory.
-static bool grow(room &r, size_t bytes)
-{
-    if (bytes <= r.bytes)
-        return true;
-    cudaFree(r.p);
-    r = {};
-    if (cudaMalloc(&r.p, bytes) != cudaSuccess)
-        return false;
-    r.bytes = bytes;
-    return cudaMemset(r.p, 0, bytes) == cudaSuccess;
-}
-
-// X itself if TMA can read it (rows of whole pieces, 16-byte aligned), or a
-// copy in r, its rows `pitch` halves apart (whole 128-byte lines, which TMA
-// reads fastest); null if the GPU has too little memory for the copy.
-static const void *for_tma(const void *X, int rows, int cols, int &pitch, room &r)
-{
-    pitch = cols;
-    if (cols % PIECE == 0 && (uintptr_t)X % 16 == 0)
-        return X;
-    pitch = (cols + LINE_N - 1) / LINE_N * LINE_N;
-    if (!grow(r, (size_t)rows * pitch * sizeof(__half)))
-        return nullptr;
-    const long long pieces = (long long)rows * (pitch / PIECE);
-    repack_kernel<<<(unsigned)((pieces + 255) / 256), 256>>>((__half *)r.p, (const __half *)X, rows, cols, pitch);
-    return r.p;
-}
-
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // TMA reads rows that start 16-byte aligned. An operand whose rows do
-    // not (K or N not a multiple of PIECE, or an unaligned pointer) is first
-    // repacked: one read and one write of it (4096 x 4100 halves: 67 MB,
-    // at least 14 us at an H200's 4.8 TB/s). The product then reads the
-    // copy once per row or column of tiles, so the repack pays for itself
-    // unless the other side is only a tile or two across.
+    // An operand that TMA cannot read (repack.cuh) is first repacked: one
+    // read and one write of it (4096 x 4100 halves: 67 MB, at least 14 us at
+    // an H200's 4.8 TB/s), which pays for itself unless the other side is
+    // only a tile or two across: the product reads the copy once per row or
+    // column of tiles.
     static room room_a, room_b;
     int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, room_a);
@@ -560,8 +498,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
     const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
-    // float2 stores need even rows that start 8-byte aligned.
-    const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0;
+    const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
