@@ -68,7 +68,8 @@ grep -q '"Metric Name"' "$raw" ||
     { tail -n 5 "$raw" >&2; die profile.sh "ncu measured nothing (its last lines are above)"; }
 
 gpu=$(sed -n 's/^step=.* gpu=\([^ ]*\).*/\1/p' "$raw" | tr _ ' ')
-echo "$step at ${size}^3 on $gpu: ncu --clock-control none, the first launch of gemm_kernel"
+cuda=$(sed -n 's/^step=.* cuda=\([^ ]*\).*/\1/p' "$raw")
+echo "$step at ${size}^3 on $gpu (CUDA $cuda), $(date -u +%Y-%m-%d): ncu --clock-control none, the first launch of gemm_kernel"
 echo
 # The CSV's columns are found by name; values may hold thousands separators.
 awk -F'","' -v pipe="$pipe" -v pipe_name="$pipe_name" '

@@ -265,6 +265,19 @@ for s in "${steps[@]:1}"; do
     fi
 done
 
+# The Hopper lessons stay the size a reader can follow: one idea per diff,
+# at most 200 changed lines for steps 08-10 and 250 for step 11.
+for pair in 08:200 09:200 10:200 11:250; do
+    s=${pair%%:*} most=${pair##*:}
+    stat=$(bash scripts/lesson.sh "$s" --stat 2>"$log")
+    size=$(sed -n 's/.* +\([0-9]*\)\/-\([0-9]*\)$/\1 \2/p' <<<"$stat")
+    if [ -n "$size" ] && [ $(( ${size% *} + ${size#* } )) -le "$most" ]; then
+        pass "scripts/lesson.sh $s --stat: ${stat##* } changed lines, at most $most"
+    else
+        fail "scripts/lesson.sh $s --stat: want at most $most changed lines, got '${stat##* }'"
+    fi
+done
+
 # The chart of a run_all.sh CSV: one bar per row that ran, an SVG document.
 printf '%s\n' 'step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check' \
     'step01_naive,naive,fp32,22.3,6.16,1.00,-,12.0,PASS' 'cuBLAS SGEMM,cuBLAS,fp32,2.68,51.30,8.33,-,100.0,-' \
@@ -383,17 +396,45 @@ if bash "$copy/scripts/update_docs.sh" results/good.txt results/try.txt >"$log.o
 else
     fail "scripts/update_docs.sh: want '$want' in the README's Try-it block of $last"
 fi
+# An idea's output (scripts/try.sh 07 frags) replaces its line in the
+# header, wrapped; a run_all.sh output of another shape, each header's
+# "Measured at" paragraph for that shape.
+if [ -d "$copy/step07_pipeline" ] && [ -d "$copy/step09_tma" ]; then
+    sed -e '1s/^Try-it of [^ ]*/Try-it of step07_pipeline frags/' "$copy/results/try.txt" >"$copy/results/idea.txt"
+    sed -e '1s/K=4096/K=4100/' "$copy/results/good.txt" >"$copy/results/k4100.txt"
+    if bash "$copy/scripts/update_docs.sh" results/good.txt results/idea.txt results/k4100.txt >"$log.out" 2>"$log" &&
+        grep -A1 '^ \*   Measured (scripts/try.sh 07 frags, Some GPU, CUDA 13.0, 2026-01-02):$' "$copy/step07_pipeline/kernel.cu" |
+            grep -qx ' \*   tried 12.50 TFLOPS (10.0% of cuBLAS), as is 125.00 (100.0%).' &&
+        grep -q '^ \* Measured at 4096 x 4096 x 4100: 123.45 TFLOPS, 98.7% of cuBLAS GemmEx' "$copy/step09_tma/kernel.cu" &&
+        [ "$(grep -c 'Measured (scripts/try.sh 07 frags' "$copy/step07_pipeline/kernel.cu")" -eq 1 ]; then
+        pass "scripts/update_docs.sh: an idea's line and a Measured-at paragraph in the headers"
+    else
+        fail "scripts/update_docs.sh: want step 07's frags line and step 09's Measured-at paragraph written"
+    fi
+fi
+# A profile (scripts/profile.sh's output) goes into its step's blocks as printed.
+printf '%s\n' "step07_pipeline at 8192^3 on Some GPU (CUDA 13.0), 2026-01-03: ncu --clock-control none, the first launch of gemm_kernel" \
+    "" "  tensor pipe busy       12.3 %         of the cycles" >"$copy/results/profile.txt"
+if bash "$copy/scripts/update_docs.sh" results/good.txt results/profile.txt >"$log.out" 2>"$log" &&
+    awk '/^<!-- profile step07_pipeline -->$/,/^<!-- \/profile -->$/' "$copy/README.md" | grep -q '^  tensor pipe busy       12.3 %' &&
+    awk '/^<!-- profile step07_pipeline -->$/,/^<!-- \/profile -->$/' "$copy/README.md" | grep -q '2026-01-03: ncu'; then
+    pass "scripts/update_docs.sh: a profile.sh output in its step's profile block"
+else
+    fail "scripts/update_docs.sh: want the profile of step07_pipeline in the README's block"
+fi
 rm -rf "$copy" "$log.out"
 
-# Each step's "Try it" edit (scripts/try.sh) still applies to its kernel.cu,
-# one line per edit: a step that moved on breaks its experiment here.
-for s in "${steps[@]}"; do
-    if bash scripts/try.sh "$s" --list >"$log" 2>&1 && grep -q "^+++ $s/kernel.cu, tried" "$log"; then
-        pass "scripts/try.sh ${s%%_*} --list: the experiment's edit applies"
+# Each step's "Try it" edits (scripts/try.sh), and those of the ideas the
+# headers measure, still apply: a step that moved on breaks its experiment
+# here.
+ideas=$(sed -n 's/^ *"\(step[0-9]*_[a-z0-9_]* [a-z]*\)").*/\1/p' scripts/try.sh)
+while read -r s idea; do
+    if bash scripts/try.sh "$s" $idea --list >"$log" 2>&1 && grep -q "^+++ .*, tried$" "$log"; then
+        pass "scripts/try.sh ${s%%_*}${idea:+ $idea} --list: the experiment's edits apply"
     else
-        fail "scripts/try.sh ${s%%_*} --list: the experiment's edit no longer applies"
+        fail "scripts/try.sh ${s%%_*}${idea:+ $idea} --list: the experiment's edits no longer apply"
     fi
-done
+done < <(printf '%s\n' "${steps[@]}" $'\n'"$ideas" | grep .)
 
 # make sass needs cuobjdump, which full toolkits have and some do not, and
 # machine code to read, which a PTX-only build (ARCH=compute_NN) has not.

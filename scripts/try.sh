@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
-# A step's "Try it" experiment from the README, as a command: the edit is
-# made in a scratch copy of the step, which is built and run beside the
-# unchanged step, on the same shape and the same GPU, one process after the
-# other; both results are printed, the variant's first. Anyone with a GPU
-# can check the README's claim this way.
+# A step's "Try it" experiment from the README, or one of the ideas its
+# header measures, as a command: the edit is made in a scratch copy of the
+# step, which is built and run beside the unchanged step, on the same shape
+# and the same GPU, one process after the other; both results are printed,
+# the variant's first. Anyone with a GPU can check the claim this way.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 usage() {
     cat <<USAGE
-usage: scripts/try.sh STEP [--iters N] [--list]
+usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
+  IDEA        one of the ideas the step's header measures, taken out (04: scalar;
+              05: unrotated; 06: registers; 07: frags, tile, group); without
+              it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
-  --list      print the step's experiment (the edit and the shape), run nothing
+  --list      print the experiment (the edit and the shape), run nothing
 USAGE
 }
 
-# Each step's experiment: what it tries, the shape, and sed expressions that
-# each change one line of its kernel.cu.
+# Each experiment: what it tries, the shape, the file it edits (the step's
+# kernel.cu unless it says) and sed expressions, each of which must change it.
 experiment() {
-    case $1 in
+    file=$1/kernel.cu
+    case $1${2:+ $2} in
         step01_naive) what="each warp down a column of C: BM = 512, BN = 1"; shape="-s 4096"
             edits=('s/^constexpr int BM = 16;/constexpr int BM = 512;/'
                    's/^constexpr int BN = 32;/constexpr int BN = 1;/') ;;
@@ -32,56 +36,80 @@ experiment() {
             edits=('s/^constexpr int STAGES = 2;/constexpr int STAGES = 3;/') ;;
         step04_register_tile) what="deeper tiles: BK = 16"; shape="-s 4096"
             edits=('s/^constexpr int BK = 8; /constexpr int BK = 16;/') ;;
+        "step04_register_tile scalar") what="scalar accesses only: the launcher never picks the VEC kernel"
+            shape="-s 4096"
+            edits=('s/^    const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;/    const auto kernel = gemm_kernel<false>;/') ;;
         step05_wmma) what="narrower warp tiles: WN = 32"; shape="-s 4096"
             edits=('s/^constexpr int WN = 64;/constexpr int WN = 32;/') ;;
+        "step05_wmma unrotated") what="step 04's order: load tile t + 1, compute tile t, store tile t + 1"
+            shape="-s 4096"
+            edits=('s/the first one into stage 0, the second into registers$/the first one into stage 0/'
+                   '/^    load_tile<VEC, A_CHUNKS>(a_next, A, M, K, m0, BK);$/d'
+                   '/^    load_tile<VEC, B_CHUNKS>(b_next, B, K, N, BK, n0);$/d'
+                   '/^        \/\/ ---- load tiles: registers -> the stage of tile t + 1/,/^        const int k0 = (t + 2) \* BK;$/c\        // ---- load tiles: tile t + 1 into registers, stored after the compute\n        const int k0 = (t + 1) * BK;'
+                   's/^        __syncthreads(); \/\/ tile t + 1 is complete/        store_tiles(As[(t + 1) % STAGES], Bs[(t + 1) % STAGES], a_next, b_next);\n&/') ;;
         step06_mma_ptx) what="the swizzle off: swizzle() returns (r * CHUNKS + c) * PIECE"; shape="-s 4096"
             edits=('s/^    return (r \* CHUNKS + (c ^ (r \/ ROWS_PER_LINE % COLUMNS))) \* PIECE;/    return (r * CHUNKS + c) * PIECE;/') ;;
+        "step06_mma_ptx registers") what="outside A or B, a cleared register, not a load from the block of zeros"
+            shape="-s 4096"
+            edits=('s/^        return \*(r < rows && c < cols ? reinterpret_cast<const uint4 \*>(&X\[r \* cols + c\]) : &zeros);/        return r < rows \&\& c < cols ? *reinterpret_cast<const uint4 *>(\&X[r * cols + c]) : make_uint4(0, 0, 0, 0);/') ;;
         step07_pipeline) what="three stages: STAGES_MOST = STAGES_FEWER = 3"; shape="-s 4096"
             edits=('s/^constexpr int STAGES_MOST = 5, STAGES_FEWER = 4;/constexpr int STAGES_MOST = 3, STAGES_FEWER = 3;/') ;;
+        "step07_pipeline frags") what="fragments not double-buffered: each slice's loaded just before its mma.sync"
+            shape="-s 4096"
+            edits=('/^    load_fragments(a\[0\], b\[0\], As\[0\], Bs\[0\], wm, wn, 0);$/d'
+                   '/^            if (s + 1 < KSLICES)$/,/^                load_fragments(a\[0\], b\[0\], As\[(t + 1) % STAGES\]/c\            load_fragments(a[0], b[0], As[t % STAGES], Bs[t % STAGES], wm, wn, s * MMA_K);'
+                   's/mma_16x8x16(acc\[i\]\[j\], a\[s % 2\]\[i\], b\[s % 2\]\[j\]);/mma_16x8x16(acc[i][j], a[0][i], b[0][j]);/') ;;
+        "step07_pipeline tile") what="step 06's 128 x 128 block tile: BM = 128"; shape="-s 8192"
+            edits=('s/^constexpr int BM = 256;/constexpr int BM = 128;/') ;;
+        "step07_pipeline group") what="blocks numbered row by row: GROUP_M = 1"; shape="-s 8192"
+            edits=('s/^constexpr int GROUP_M = 8;/constexpr int GROUP_M = 1;/') ;;
         step08_wgmma) what="STAGES = 3"; shape="-s 4096"
             edits=('s/^constexpr int STAGES = 4;/constexpr int STAGES = 3;/') ;;
-        step09_tma) what="repacked rows padded to whole pieces (PIECE), not lines (LINE_N)"
-            shape="-m 4096 -n 4100 -k 4096"
-            edits=('s/^    pitch = (cols + LINE_N - 1) \/ LINE_N \* LINE_N;/    pitch = (cols + PIECE - 1) \/ PIECE * PIECE;/') ;;
+        step09_tma) what="repacked rows padded to whole pieces, not lines (common/repack.cuh)"
+            shape="-m 4096 -n 4100 -k 4096" file=common/repack.cuh
+            edits=('s/^    pitch = (cols + REPACK_LINE - 1) \/ REPACK_LINE \* REPACK_LINE;/    pitch = (cols + REPACK_PIECE - 1) \/ REPACK_PIECE * REPACK_PIECE;/') ;;
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
             edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem>>>/    kernel<<<tiles, THREADS, smem>>>/') ;;
         step11_stream_k) what="every part's k-tiles from the first up, not a split tile's from the last down"
             shape="-m 1024 -n 2048 -k 32768"
             edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
-        *) die try.sh "$1 has no experiment" ;;
+        *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }
 
-step="" iters=20 list=0
+step="" idea="" iters=20 list=0
 while [ $# -gt 0 ]; do
     case $1 in
         --iters) positive_int try.sh "$@"; iters=$2; shift 2 ;;
         --list) list=1; shift ;;
         -h|--help) usage; exit 0 ;;
         -*) die try.sh "unknown option '$1' (see --help)" ;;
-        *) [ -z "$step" ] || die try.sh "one step at a time (see --help)"
-           step=$(find_step try.sh "$1") || exit 2; shift ;;
+        *) if [ -z "$step" ]; then step=$(find_step try.sh "$1") || exit 2
+           elif [ -z "$idea" ]; then idea=$1
+           else die try.sh "one step and one idea at a time (see --help)"; fi
+           shift ;;
     esac
 done
 [ -n "$step" ] || { usage >&2; exit 2; }
-experiment "$step"
+experiment "$step" "$idea"
 
-# The variant: a scratch copy of the tree's sources with the step's edits,
-# each of which must change exactly one line (else the step has moved on
-# and the experiment must follow it).
+# The variant: a scratch copy of the tree's sources with the edits, each of
+# which must change the file (else the step has moved on and the experiment
+# must follow it).
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 cp -r Makefile common scripts "$step" "$copy"/
-rm -f "$copy/$step"/*.o "$copy/$step/run" "$copy/$step/.build-config"
+rm -f "$copy/$step"/*.o "$copy/$step/run" "$copy/$step/.build-config" "$copy"/common/*.o
 for e in "${edits[@]}"; do
-    cp "$copy/$step/kernel.cu" "$copy/before.cu"
-    sed -i "$e" "$copy/$step/kernel.cu"
-    [ "$(diff "$copy/before.cu" "$copy/$step/kernel.cu" | grep -c '^>')" -eq 1 ] ||
-        die try.sh "the edit '$e' no longer changes one line of $step/kernel.cu"
+    cp "$copy/$file" "$copy/before"
+    sed -i "$e" "$copy/$file"
+    ! cmp -s "$copy/before" "$copy/$file" || die try.sh "the edit '$e' no longer changes $file"
 done
+name="$step${idea:+ $idea}"
 if [ $list = 1 ]; then
-    echo "$step: $what; ./$step/run $shape"
-    diff -u --label "$step/kernel.cu" --label "$step/kernel.cu, tried" "$step/kernel.cu" "$copy/$step/kernel.cu"
+    echo "$name: $what; ./$step/run $shape"
+    diff -u --label "$file" --label "$file, tried" "$file" "$copy/$file"
     exit 0
 fi
 
@@ -96,8 +124,8 @@ for line in "$tried" "$base"; do
 done
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 gpu=$(field gpu "$base")
-echo "Try-it of $step on ${gpu//_/ } (CUDA $(field cuda "$base")), $(date -u +%Y-%m-%d); median of $iters runs each"
-echo "$step: $what; ./$step/run $shape"
+echo "Try-it of $name on ${gpu//_/ } (CUDA $(field cuda "$base")), $(date -u +%Y-%m-%d); median of $iters runs each"
+echo "$name: $what; ./$step/run $shape"
 printf '  tried:  %8s TFLOPS, %6s%% of cuBLAS (check %s)\n' "$(field tflops "$tried")" \
     "$(field pct_cublas "$tried")" "$(field check "$tried")"
 printf '  as is:  %8s TFLOPS, %6s%% of cuBLAS (check %s)\n' "$(field tflops "$base")" \

@@ -10,7 +10,13 @@
 #     scripts/spread.sh), each step section's line (<!-- measured STEP -->
 #     ... <!-- /measured -->), its Try-it's line (<!-- try STEP --> ...
 #     <!-- /try -->, from scripts/try.sh) and the lesson sizes
-#     (<!-- lesson sizes --> ... <!-- /lesson sizes -->);
+#     (<!-- lesson sizes --> ... <!-- /lesson sizes -->), and a step's
+#     profile (<!-- profile STEP --> ... <!-- /profile -->, from
+#     scripts/profile.sh);
+#   - in a header, the line of an idea it measures (" * Measured
+#     (scripts/try.sh 07 frags, ...", from scripts/try.sh 07 frags), and
+#     its " * Measured at M x N x K:" paragraph, from a run_all.sh output of
+#     that shape;
 #   - an SVG chart beside each run_all.sh output, and beside a shapes.sh
 #     output with its CSV, shown under its table in the README.
 # usage: scripts/run_all.sh | tee r4096.txt; scripts/run_all.sh -s 8192 | tee r8192.txt
@@ -20,7 +26,7 @@ set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_OR_TRY_OUTPUT...] (the first for the headers)"
+usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_TRY_OR_PROFILE_OUTPUT...] (the first for the headers)"
 case ${1:-} in
     -h|--help) echo "$usage"; exit 0 ;;
     -*) die update_docs.sh "unknown option '$1' (see --help)" ;;
@@ -28,8 +34,9 @@ esac
 [ $# -ge 1 ] || die update_docs.sh "$usage"
 readme=README.md
 # The README block a saved output goes to: "run_all 4096", "run_all 4096 4100
-# 4096", "sweep", "shapes", "spread 8192" or "try step05_wmma"; nothing if the
-# file is none of these.
+# 4096", "sweep", "shapes", "spread 8192" or "try step05_wmma"; "idea
+# step07_pipeline frags" for an idea's line in a header; nothing if the file
+# is none of these.
 block() {
     local shape kind=run_all
     shape=$(sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1")
@@ -44,8 +51,11 @@ block() {
         echo sweep
     elif head -n 1 "$1" | grep -qE '^Shapes on .*, [0-9]{4}-[0-9]{2}-[0-9]{2}:'; then
         echo shapes
+    elif head -n 1 "$1" | grep -qE '^step[0-9]+_[a-z0-9_]+ at [0-9]+\^3 on .* \(CUDA [0-9.]+\), [0-9-]+: ncu '; then
+        head -n 1 "$1" | sed 's/^\(step[0-9]*_[a-z0-9_]*\) .*/profile \1/'
     else
-        sed -n '1s/^Try-it of \(step[0-9]*_[a-z0-9_]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/try \1/p' "$1"
+        sed -n -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/try \1/p' \
+            -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]* [a-z]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/idea \1/p' "$1"
     fi
 }
 # A Try-it's line from scripts/try.sh's output: "Measured (scripts/try.sh 05,
@@ -53,8 +63,8 @@ block() {
 # as is 280.11 (40.6%)."; nothing if a number is missing.
 tried() {
     awk '
-        NR == 1 { if (!match($0, /^Try-it of step[0-9]+_[^ ]+ on .* \(CUDA [0-9.]+\), [0-9-]+;/)) exit
-                  step = substr($3, 5, 2); where = substr($0, index($0, " on ") + 4)
+        NR == 1 { if (!match($0, /^Try-it of step[0-9]+_[^ ]+( [a-z]+)? on .* \(CUDA [0-9.]+\), [0-9-]+;/)) exit
+                  step = substr($3, 5, 2) ($4 == "on" ? "" : " " $4); where = substr($0, index($0, " on ") + 4)
                   sub(/;.*/, "", where); sub(/ \(CUDA /, ", CUDA ", where); sub(/\),/, ",", where) }
         /^  tried: / && $2 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+%$/ { tf = $2; pct = $4 }
         /^  as is: / && $3 ~ /^[0-9.]+$/ && $5 ~ /^[0-9.]+%$/ { tf0 = $3; pct0 = $5 }
@@ -62,12 +72,28 @@ tried() {
                   printf "Measured (`scripts/try.sh %s`, %s): tried %s TFLOPS (%s of cuBLAS), as is %s (%s).\n",
                          step, where, tf, pct, tf0, pct0 }' "$1"
 }
+# The headers with a " * Measured at 4096 x 4096 x 4100:" paragraph for the
+# shape of a run_all.sh output.
+at_shape() { sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 x \2 x \3/p' "$1"; }
+at_lines() {
+    local shape s
+    shape=$(at_shape "$1")
+    [ -n "$shape" ] || return 0
+    for s in $(step_dirs); do grep -q "^ \* Measured at $shape:" "$s/kernel.cu" && echo "$s"; done
+    return 0
+}
 for f in "$@"; do
     [ -f "$f" ] || die update_docs.sh "no file $f"
     b=$(block "$f")
-    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh or try.sh output"
-    grep -qxF "<!-- $b -->" "$readme" || die update_docs.sh "README.md has no <!-- $b --> block for $f"
-    [[ $b != try* ]] || [ -n "$(tried "$f")" ] || die update_docs.sh "$f: no tried and as-is numbers in it"
+    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh, try.sh or profile.sh output"
+    case $b in
+        idea*) read -r _ s idea <<<"$b"
+               grep -q "^ \* *Measured (scripts/try.sh ${s:4:2} $idea," "$s/kernel.cu" ||
+                   die update_docs.sh "$s/kernel.cu has no line ' * Measured (scripts/try.sh ${s:4:2} $idea, ...' for $f" ;;
+        *) grep -qxF "<!-- $b -->" "$readme" || [ -n "$(at_lines "$f")" ] ||
+               die update_docs.sh "README.md has no <!-- $b --> block, and no header a ' * Measured at' line, for $f" ;;
+    esac
+    [[ $b != try* && $b != idea* ]] || [ -n "$(tried "$f")" ] || die update_docs.sh "$f: no tried and as-is numbers in it"
 done
 [[ $(block "$1") == run_all* ]] || die update_docs.sh "$1 is not scripts/run_all.sh output: the headers are written from the first file"
 
@@ -112,7 +138,8 @@ declare -A chart_of=() drawn=()
 for run in "$@"; do
     drawn[$run]=$charts/${#drawn[@]}.svg
     case $(block "$run") in
-        run_all*) bash scripts/chart.sh "$run" >"${drawn[$run]}" ||
+        run_all*) grep -qxF "<!-- $(block "$run") -->" "$readme" || continue
+                  bash scripts/chart.sh "$run" >"${drawn[$run]}" ||
                       die update_docs.sh "scripts/chart.sh could not draw $run" ;;
         shapes) [ -f "${run%.*}.csv" ] || continue
                 bash scripts/chart.sh "${run%.*}.csv" --title "$(head -n 1 "$run" | sed 's/:.*//')" >"${drawn[$run]}" ||
@@ -132,8 +159,36 @@ for s in $(step_dirs); do
         !skip { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu"
 done
 
+# Wraps a sentence at 78 columns behind the prefix of the header line it
+# replaces (" * " or " *   ").
+wrap() { local pre=$1 text=$2; fold -s -w $((78 - ${#pre})) <<<"$text" | sed 's/ *$//' | sed "s/^/$pre/"; }
+for run in "$@"; do
+    case $(block "$run") in
+        run_all*)
+            shape=$(at_shape "$run") m=${shape%% *} k=${shape##* } n=${shape#* x }; n=${n%% *}
+            for s in $(at_lines "$run"); do
+                mm=$(measured "$run" "$s") || die update_docs.sh "$run has no row for $s, whose header has a Measured at $shape line"
+                new=$(wrap " * " "Measured at $shape: $mm (scripts/run_all.sh -m $m -n $n -k $k, $(where "$run" | sed "s/, M=[0-9]* N=[0-9]* K=[0-9]*//")).")
+                awk -v head=" * Measured at $shape:" -v new="$new" '
+                    !done && index($0, head) == 1 { print new; skip = 1; done = 1; next }
+                    skip && ($0 == " *" || $0 == " */") { skip = 0 }
+                    !skip { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu"
+            done ;;
+        idea*)
+            read -r _ s idea <<<"$(block "$run")"
+            line=$(grep -m 1 "^ \* *Measured (scripts/try.sh ${s:4:2} $idea," "$s/kernel.cu")
+            pre=${line%%Measured*}
+            new=$(wrap "$pre" "$(tried "$run" | tr -d '`')")
+            awk -v head="${pre}Measured (scripts/try.sh ${s:4:2} $idea," -v new="$new" '
+                !done && index($0, head) == 1 { print new; skip = 1; done = 1 }
+                skip { if ($0 ~ /%\)\.$/) skip = 0; next }
+                { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu" ;;
+    esac
+done
+
 for run in "$@"; do
     b=$(block "$run") image=""
+    [[ $b != idea* ]] && grep -qxF "<!-- $b -->" "$readme" || continue
     if [ -n "${chart_of[$run]:-}" ]; then
         svg=$(realpath --relative-to=. "${chart_of[$run]}")
         case $svg in

@@ -12,8 +12,10 @@
  * warp read 128 consecutive bytes and shared memory serves them in one pass.
  * The second idea: 16-byte (float4) loads and stores, global and shared,
  * when K and N are multiples of 4; the launcher picks that kernel (VEC) or
- * the one with step 03's scalar, bounds-checked load_or_zero and store
- * (46.5 TFLOPS, against 36.4 with scalar accesses only, 4096^3 on the H200).
+ * the one with step 03's scalar, bounds-checked load_or_zero and store.
+ * Tried with the scalar kernel only, at 4096^3:
+ * Measured (scripts/try.sh 04 scalar, NVIDIA H200, CUDA 13.0, 2026-11-23):
+ * tried 39.58 TFLOPS (77.1% of cuBLAS), as is 46.44 (90.4%).
  *
  * Why it is faster: the FMA units, not shared memory, now set the pace.
  *
@@ -24,7 +26,7 @@
  * Warps sit (BM / WM) x (BN / WN) over the tile, lanes (WM / TM) x (WN / TN)
  * over the warp tile.
  *
- * Measured: 46.37 TFLOPS, 90.4% of cuBLAS SGEMM, 4.77x step 03
+ * Measured: 46.40 TFLOPS, 90.4% of cuBLAS SGEMM, 4.77x step 03
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"

@@ -13,8 +13,10 @@
  * which element. The second idea: the loop is rotated. It starts with the
  * stores of tile t + 1, loaded during the last iteration, then asks for tile
  * t + 2, so every load has a whole iteration to arrive and no warp waits on
- * one with MMAs still to issue (43.4% of cuBLAS, against 36.6% in step 04's
- * order, 4096^3 on the H200).
+ * one with MMAs still to issue. Tried in step 04's order (load tile t + 1,
+ * compute tile t, store tile t + 1), at 4096^3:
+ * Measured (scripts/try.sh 05 unrotated, NVIDIA H200, CUDA 13.0,
+ * 2026-11-23): tried 257.84 TFLOPS (35.7% of cuBLAS), as is 282.78 (40.4%).
  *
  * Why it is faster: one warp-wide 16 x 16 x 16 multiply is 4096
  * multiply-adds, where one warp-wide FFMA is 32.
@@ -26,7 +28,7 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 280.92 TFLOPS, 40.4% of cuBLAS GemmEx, 6.06x step 04
+ * Measured: 282.76 TFLOPS, 40.5% of cuBLAS GemmEx, 6.09x step 04
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"

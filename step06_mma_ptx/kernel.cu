@@ -17,8 +17,10 @@
  * way to a swizzle: piece c of row r is stored at c XOR (r mod 8), so the 8
  * rows an ldmatrix reads lie in 8 different bank columns. The second idea: a
  * 16-byte load outside A or B reads a global block of zeros instead of
- * being skipped, so no register is cleared first (45.8% of cuBLAS against
- * 42.8% without it, 4096^3 on the H200).
+ * being skipped, so no register is cleared first. Tried with a cleared
+ * register instead, at 4096^3:
+ * Measured (scripts/try.sh 06 registers, NVIDIA H200, CUDA 13.0,
+ * 2026-11-23): tried 280.24 TFLOPS (40.0% of cuBLAS), as is 291.96 (42.6%).
  *
  * Why it is faster: no bank conflicts, and no trip through shared memory in
  * the epilogue.
@@ -29,7 +31,7 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 297.78 TFLOPS, 42.9% of cuBLAS GemmEx, 1.06x step 05
+ * Measured: 295.30 TFLOPS, 42.6% of cuBLAS GemmEx, 1.04x step 05
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"

@@ -15,15 +15,21 @@
  *
  * The copies are spread over the slices, after each slice's fragment loads,
  * so their address arithmetic fills the gaps between mma.sync. Three more
- * ideas ride along, each measured at 4096^3 (8192^3) on the H200:
+ * ideas ride along, each tried without:
  * - fragments double-buffered: the next slice's ldmatrix are issued before
- *   this slice's mma.sync (63.7% of cuBLAS, against 47.5% without);
+ *   this slice's mma.sync. Tried with each slice's loaded just before its
+ *   mma.sync, at 4096^3:
+ *   Measured (scripts/try.sh 07 frags, NVIDIA H200, CUDA 13.0, 2026-11-23):
+ *   tried 313.44 TFLOPS (44.4% of cuBLAS), as is 392.29 (59.5%).
  * - a 256 x 128 block tile, one block per SM: no registers are spent on
- *   staging, so a block can be twice step 06's (63.7% against 61.5% for
- *   128 x 128; 69.6% against 66.0%);
+ *   staging, so a block can be twice step 06's. Tried with step 06's
+ *   128 x 128, at 8192^3:
+ *   Measured (scripts/try.sh 07 tile, NVIDIA H200, CUDA 13.0, 2026-11-23):
+ *   tried 379.33 TFLOPS (57.6% of cuBLAS), as is 414.85 (60.0%).
  * - blocks numbered down columns of GROUP_M tile rows, so the blocks in
- *   flight share more of A and B in L2 (no change at 4096^3; 69.6% against
- *   63.8% at 8192^3).
+ *   flight share more of A and B in L2. Tried row by row, at 8192^3:
+ *   Measured (scripts/try.sh 07 group, NVIDIA H200, CUDA 13.0, 2026-11-23):
+ *   tried 397.38 TFLOPS (59.6% of cuBLAS), as is 406.97 (59.7%).
  *
  * Why it is faster: several tiles in flight hide global memory, and the
  * next fragments hide ldmatrix, so the tensor pipe is busy most of the time.
@@ -35,7 +41,7 @@
  * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 393.71 TFLOPS, 59.1% of cuBLAS GemmEx, 1.32x step 06
+ * Measured: 393.69 TFLOPS, 59.4% of cuBLAS GemmEx, 1.33x step 06
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"
