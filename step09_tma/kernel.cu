@@ -37,8 +37,8 @@
  * lives in common/repack.cuh; the launcher says what it costs. Step 08
  * loads such rows element by element:
  *
- * Measured at 4096 x 4096 x 4100: 617.96 TFLOPS, 259.2% of cuBLAS GemmEx,
- * 7.01x step 08 (scripts/run_all.sh -m 4096 -n 4096 -k 4100, NVIDIA H200,
+ * Measured at 4096 x 4096 x 4100: 611.24 TFLOPS, 254.5% of cuBLAS GemmEx,
+ * 6.93x step 08 (scripts/run_all.sh -m 4096 -n 4096 -k 4100, NVIDIA H200,
  * CUDA 13.0, 2026-11-23).
  *
  * Why it is faster: one thread and one instruction per box replace 256
@@ -53,7 +53,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 607.28 TFLOPS, 96.0% of cuBLAS GemmEx, 1.02x step 08
+ * Measured: 591.23 TFLOPS, 95.7% of cuBLAS GemmEx, 0.99x step 08
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"
@@ -107,8 +107,7 @@ __device__ void mbar_wait(uint64_t *bar, int parity)
 {
     asm volatile("{ .reg .pred done;\n"
                  "WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT_%=; }\n"
-                 : : "r"(smem_addr(bar)), "r"(parity) : "memory");
+                 "@!done bra WAIT_%=; }\n" : : "r"(smem_addr(bar)), "r"(parity) : "memory");
 }
 
 // ---- TMA: the box of the tensor map whose first element is (c0, c1)
@@ -260,7 +259,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     for (int s = 0; s < STAGES - 2 && s < tiles_k; ++s)
         load_tiles(As[s], Bs[s], &full[s], &map_a, &map_b, m0, n0, s * BK);
 
-    // Threads past the edge of C stay: they must reach every barrier.
+    // Threads past the edge of C stay: like all threads, they must reach
+    // every barrier.
     float acc[FN][4] = {};
     for (int t = 0; t < tiles_k; ++t) {
         const int t_copy = t + STAGES - 2; // the k-tile whose copies this iteration issues
@@ -273,18 +273,17 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // ---- compute: a wgmma per WGMMA_K-deep slice, the tile's in one group
         asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
 #pragma unroll
-        for (int s = 0; s < KSLICES; ++s) {
+        for (int s = 0; s < KSLICES; ++s)
             wgmma_64x256x16(acc,
                             descriptor(&As[t % STAGES][wg * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                             descriptor(&Bs[t % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
                                        SWIZZLE_ATOM));
-
-            // ---- load tiles: tile t_copy, into the stage tile t - 2 left
-            if (s == 0 && t_copy < tiles_k)
-                load_tiles(As[t_copy % STAGES], Bs[t_copy % STAGES], &full[t_copy % STAGES], &map_a,
-                           &map_b, m0, n0, t_copy * BK);
-        }
         asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
+
+        // ---- load tiles: tile t_copy, into the stage tile t - 2 left, while the wgmma run
+        if (t_copy < tiles_k)
+            load_tiles(As[t_copy % STAGES], Bs[t_copy % STAGES], &full[t_copy % STAGES], &map_a, &map_b, m0, n0,
+                       t_copy * BK);
         wgmma_wait<1>(acc); // tile t - 1's group is done; tile t's may still run
     }
     wgmma_wait<0>(acc);
@@ -303,14 +302,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
-// swizzle; parts of a box outside the matrix arrive as zeros.
+// swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
 static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
     if (!encode)
         cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
-    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }; // innermost first
-    const cuuint64_t row_bytes[1] = { (cuuint64_t)pitch * sizeof(__half) };
+    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
     CUtensorMap map;
     if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
@@ -326,11 +324,10 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // An operand that TMA cannot read (repack.cuh) is first repacked: one
-    // read and one write of it (4096 x 4100 halves: 67 MB, at least 14 us at
-    // an H200's 4.8 TB/s), which pays for itself unless the other side is
-    // only a tile or two across: the product reads the copy once per row or
-    // column of tiles.
+    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
+    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
+    // which pays unless the other side is a tile or two across, as the product
+    // reads the copy once per row or column of tiles.
     static room room_a, room_b;
     int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, room_a);

@@ -69,7 +69,7 @@
  * as in step 10; a workspace of a BM x BN float slot and CONSUMERS flags per
  * SM when tiles are split.
  *
- * Measured: 613.83 TFLOPS, 98.2% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 611.99 TFLOPS, 98.5% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"
@@ -140,8 +140,7 @@ __device__ void mbar_wait(uint64_t *bar, int parity)
 {
     asm volatile("{ .reg .pred done;\n"
                  "WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT_%=; }\n"
-                 : : "r"(smem_addr(bar)), "r"(parity) : "memory");
+                 "@!done bra WAIT_%=; }\n" : : "r"(smem_addr(bar)), "r"(parity) : "memory");
 }
 
 // ---- TMA: the box of the tensor map whose first element is (c0, c1)
@@ -463,14 +462,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
-// swizzle; parts of a box outside the matrix arrive as zeros.
+// swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
 static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
     if (!encode)
         cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
-    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }; // innermost first
-    const cuuint64_t row_bytes[1] = { (cuuint64_t)pitch * sizeof(__half) };
+    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
     CUtensorMap map;
     if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
@@ -486,11 +484,10 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // An operand that TMA cannot read (repack.cuh) is first repacked: one
-    // read and one write of it (4096 x 4100 halves: 67 MB, at least 14 us at
-    // an H200's 4.8 TB/s), which pays for itself unless the other side is
-    // only a tile or two across: the product reads the copy once per row or
-    // column of tiles.
+    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
+    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
+    // which pays unless the other side is a tile or two across, as the product
+    // reads the copy once per row or column of tiles.
     static room room_a, room_b;
     int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, room_a);
