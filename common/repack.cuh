@@ -20,8 +20,8 @@ struct room {
     size_t bytes;
 };
 
-// Makes r at least `bytes` long, zeroed when new; false if the GPU has too
-// little memory.
+// Makes r at least `bytes` long, zeroed when new (step 11's flags start at
+// zero); false if the GPU has too little memory.
 static bool grow(room &r, size_t bytes)
 {
     if (bytes <= r.bytes)

@@ -39,7 +39,7 @@ case $first in
         rows=$(awk -F, 'NR > 1 { printf "\t%s\t%s\t%s\t%s\n", $1, $3, $5, $8 }' "$file")
         [ -n "$title" ] || title=$(basename "$file") ;;
     "GEMM M="*)
-        rows=$(run_all_rows "$file" | sed 's/^/\t/')
+        rows=$(run_all_rows "$file" | awk -F'\t' '{ printf "\t%s\t%s\t%s\t%s\n", $1, $3, $5, $8 }')
         [ -n "$title" ] || title=${first%%;*} ;;
     class,m,n,k,step,tflops,cublas_tflops,pct_cublas)
         # shapes.sh's CSV: a step per line; cuBLAS's row of each shape is the

@@ -91,16 +91,17 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 # The median of the numbers on stdin.
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# The rows of a saved run_all.sh output, one per line, tab-separated: the
-# step (or cuBLAS row), its precision, TFLOPS and % cuBLAS. Its columns are
-# fixed (run_all.sh's printf); the table runs from the line of headings to
-# the first empty line.
+# The rows of a saved run_all.sh output, one per line, tab-separated as its
+# CSV: step (or cuBLAS row), technique, precision, ms, TFLOPS, x step01,
+# x prev, % cuBLAS, check. Its columns are fixed (run_all.sh's printf); the
+# table runs from the line of headings to the first empty line.
 run_all_rows() {
     awk '
         function col(from, width, s) { s = substr($0, from, width); gsub(/^ +| +$/, "", s); return s }
         /^step +technique +precision/ { in_table = 1; next }
         in_table && /^$/ { exit }
-        in_table { printf "%s\t%s\t%s\t%s\n", col(1, 24), col(44, 9), col(64, 8), col(91, 9) }' "$1"
+        in_table { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", col(1, 24), col(26, 17), col(44, 9),
+                          col(54, 9), col(64, 8), col(73, 9), col(83, 7), col(91, 9), col(102, 12) }' "$1"
 }
 
 # A text bar of value on a scale where top fills width characters, in eighths

@@ -39,7 +39,7 @@ span=$(printf '%s\n' "${dates[@]}" | sort -u | sed -n '1p;$p' | uniq | paste -sd
 echo "% cuBLAS of each step in $# run_all.sh processes: $what, $span"
 echo
 # One column per process, in the order given; the steps in the first one's order.
-for f in "$@"; do run_all_rows "$f" | awk -F'\t' -v f="$f" '$1 ~ /^step/ { print f "\t" $1 "\t" $4 }'; done |
+for f in "$@"; do run_all_rows "$f" | awk -F'\t' -v f="$f" '$1 ~ /^step/ { print f "\t" $1 "\t" $8 }'; done |
     awk -F'\t' -v n=$# '
         !($2 in seen) { seen[$2] = 1; order[++steps] = $2 }
         { pct[$2, ++count[$2]] = $3 }

@@ -397,8 +397,8 @@ else
     fail "scripts/update_docs.sh: want '$want' in the README's Try-it block of $last"
 fi
 # An idea's output (scripts/try.sh 07 frags) replaces its line in the
-# header, wrapped; a run_all.sh output of another shape, each header's
-# "Measured at" paragraph for that shape.
+# header, wrapped, and nothing after it; a run_all.sh output of another
+# shape, each header's "Measured at" paragraph for that shape.
 if [ -d "$copy/step07_pipeline" ] && [ -d "$copy/step09_tma" ]; then
     sed -e '1s/^Try-it of [^ ]*/Try-it of step07_pipeline frags/' "$copy/results/try.txt" >"$copy/results/idea.txt"
     sed -e '1s/K=4096/K=4100/' "$copy/results/good.txt" >"$copy/results/k4100.txt"
@@ -406,7 +406,8 @@ if [ -d "$copy/step07_pipeline" ] && [ -d "$copy/step09_tma" ]; then
         grep -A1 '^ \*   Measured (scripts/try.sh 07 frags, Some GPU, CUDA 13.0, 2026-01-02):$' "$copy/step07_pipeline/kernel.cu" |
             grep -qx ' \*   tried 12.50 TFLOPS (10.0% of cuBLAS), as is 125.00 (100.0%).' &&
         grep -q '^ \* Measured at 4096 x 4096 x 4100: 123.45 TFLOPS, 98.7% of cuBLAS GemmEx' "$copy/step09_tma/kernel.cu" &&
-        [ "$(grep -c 'Measured (scripts/try.sh 07 frags' "$copy/step07_pipeline/kernel.cu")" -eq 1 ]; then
+        [ "$(grep -c 'Measured (scripts/try.sh 07 frags' "$copy/step07_pipeline/kernel.cu")" -eq 1 ] &&
+        grep -q '^ \*   Measured (scripts/try.sh 07 tile,' "$copy/step07_pipeline/kernel.cu"; then
         pass "scripts/update_docs.sh: an idea's line and a Measured-at paragraph in the headers"
     else
         fail "scripts/update_docs.sh: want step 07's frags line and step 09's Measured-at paragraph written"

@@ -37,9 +37,11 @@ readme=README.md
 # 4096", "sweep", "shapes", "spread 8192" or "try step05_wmma"; "idea
 # step07_pipeline frags" for an idea's line in a header; nothing if the file
 # is none of these.
+# "M N K" of a run_all.sh output, from its first line; nothing if it is none.
+run_shape() { sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1"; }
 block() {
     local shape kind=run_all
-    shape=$(sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1")
+    shape=$(run_shape "$1")
     if [ -z "$shape" ]; then
         kind=spread
         shape=$(sed -n '1s/^% cuBLAS of each step in [0-9]* run_all.sh processes: M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1")
@@ -74,7 +76,7 @@ tried() {
 }
 # The headers with a " * Measured at 4096 x 4096 x 4100:" paragraph for the
 # shape of a run_all.sh output.
-at_shape() { sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 x \2 x \3/p' "$1"; }
+at_shape() { run_shape "$1" | sed 's/ / x /g'; }
 at_lines() {
     local shape s
     shape=$(at_shape "$1")
@@ -98,13 +100,7 @@ done
 [[ $(block "$1") == run_all* ]] || die update_docs.sh "$1 is not scripts/run_all.sh output: the headers are written from the first file"
 
 # One step's numbers from a run's table: precision ms tflops x_step01 x_prev pct check.
-row() {
-    awk -v s="$2" '$1 == s {
-        for (i = 3; i <= NF; i++) if ($i == "PASS" || $i == "FAIL") break
-        if (i > NF) exit
-        print $(i - 6), $(i - 5), $(i - 4), $(i - 3), $(i - 2), $(i - 1), $i
-    }' "$1"
-}
+row() { run_all_rows "$1" | awk -F'\t' -v s="$2" '$1 == s && ($9 == "PASS" || $9 == "FAIL") { print $3, $4, $5, $6, $7, $8, $9 }'; }
 # "NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-22" from a run's first line.
 where() {
     sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on \(.*\) (CUDA \([0-9.]*\)), \([0-9-]*\);.*/\4, CUDA \5, M=\1 N=\2 K=\3, \6/p' "$1" |
@@ -149,40 +145,37 @@ for run in "$@"; do
     chart_of[$run]=${run%.*}.svg
 done
 for run in "${!chart_of[@]}"; do cp "${drawn[$run]}" "${chart_of[$run]}"; done
+# A header's sentence, rewritten: put_sentence FILE PREFIX HEAD TEXT. The
+# sentence that starts with PREFIX HEAD on a line of its own (PREFIX is " * "
+# or " *   ") runs to the line that ends it with ")." (or to the end of its
+# paragraph); TEXT takes its place, wrapped at 78 columns behind PREFIX.
+put_sentence() {
+    local new
+    new=$(fold -s -w $((78 - ${#2})) <<<"$4" | sed 's/ *$//' | sed "s/^/$2/")
+    awk -v head="$2$3" -v new="$new" '
+        !done && index($0, head) == 1 { print new; skip = 1; done = 1 }
+        skip && ($0 == " *" || $0 == " */") { skip = 0 }
+        skip { if (/\)\.$/) skip = 0; next }
+        { print }' "$1" >"$1.new" && mv "$1.new" "$1"
+}
 for s in $(step_dirs); do
     m=$(measured "$first" "$s") || { echo "update_docs.sh: $s is not in $first; its header is left as it was" >&2; continue; }
-    text=" * Measured: $m (scripts/run_all.sh, $(where "$first"))."
-    wrapped=$(fold -s -w 78 <<<"$text" | sed 's/ *$//; 2,$s/^/ * /')
-    awk -v new="$wrapped" '
-        !done && /^ \* Measured:/ { print new; skip = 1; done = 1; next }
-        skip && /^ \*\/$/ { skip = 0 }
-        !skip { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu"
+    put_sentence "$s/kernel.cu" " * " "Measured:" "Measured: $m (scripts/run_all.sh, $(where "$first"))."
 done
-
-# Wraps a sentence at 78 columns behind the prefix of the header line it
-# replaces (" * " or " *   ").
-wrap() { local pre=$1 text=$2; fold -s -w $((78 - ${#pre})) <<<"$text" | sed 's/ *$//' | sed "s/^/$pre/"; }
 for run in "$@"; do
     case $(block "$run") in
         run_all*)
-            shape=$(at_shape "$run") m=${shape%% *} k=${shape##* } n=${shape#* x }; n=${n%% *}
+            read -r m n k <<<"$(run_shape "$run")"; shape="$m x $n x $k"
             for s in $(at_lines "$run"); do
                 mm=$(measured "$run" "$s") || die update_docs.sh "$run has no row for $s, whose header has a Measured at $shape line"
-                new=$(wrap " * " "Measured at $shape: $mm (scripts/run_all.sh -m $m -n $n -k $k, $(where "$run" | sed "s/, M=[0-9]* N=[0-9]* K=[0-9]*//")).")
-                awk -v head=" * Measured at $shape:" -v new="$new" '
-                    !done && index($0, head) == 1 { print new; skip = 1; done = 1; next }
-                    skip && ($0 == " *" || $0 == " */") { skip = 0 }
-                    !skip { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu"
+                put_sentence "$s/kernel.cu" " * " "Measured at $shape:" \
+                    "Measured at $shape: $mm (scripts/run_all.sh -m $m -n $n -k $k, $(where "$run" | sed "s/, M=[0-9]* N=[0-9]* K=[0-9]*//"))."
             done ;;
         idea*)
             read -r _ s idea <<<"$(block "$run")"
             line=$(grep -m 1 "^ \* *Measured (scripts/try.sh ${s:4:2} $idea," "$s/kernel.cu")
-            pre=${line%%Measured*}
-            new=$(wrap "$pre" "$(tried "$run" | tr -d '`')")
-            awk -v head="${pre}Measured (scripts/try.sh ${s:4:2} $idea," -v new="$new" '
-                !done && index($0, head) == 1 { print new; skip = 1; done = 1 }
-                skip { if ($0 ~ /%\)\.$/) skip = 0; next }
-                { print }' "$s/kernel.cu" >"$s/kernel.cu.new" && mv "$s/kernel.cu.new" "$s/kernel.cu" ;;
+            put_sentence "$s/kernel.cu" "${line%%Measured*}" "Measured (scripts/try.sh ${s:4:2} $idea," \
+                "$(tried "$run" | tr -d '`')" ;;
     esac
 done
 
