@@ -423,6 +423,17 @@ if bash "$copy/scripts/update_docs.sh" results/good.txt results/profile.txt >"$l
 else
     fail "scripts/update_docs.sh: want the profile of step07_pipeline in the README's block"
 fi
+# SASS counts (scripts/sass.sh's output) go into their step's block as printed.
+printf '%s\n' "step07_pipeline, sm_90: instructions per kernel (cuobjdump --dump-sass)" \
+    "gemm_kernel<true, 4>            99       0         0    64    24     24     0       0     0          0     0     0" \
+    >"$copy/results/sass.txt"
+if bash "$copy/scripts/update_docs.sh" results/good.txt results/sass.txt >"$log.out" 2>"$log" &&
+    awk '/^<!-- sass step07_pipeline -->$/,/^<!-- \/sass -->$/' "$copy/README.md" | grep -q '^gemm_kernel<true, 4>            99 ' &&
+    ! awk '/^<!-- sass step07_pipeline -->$/,/^<!-- \/sass -->$/' "$copy/README.md" | grep -q '^gemm_kernel<false, 4>'; then
+    pass "scripts/update_docs.sh: a sass.sh output in its step's SASS block"
+else
+    fail "scripts/update_docs.sh: want the SASS counts of step07_pipeline in the README's block"
+fi
 rm -rf "$copy" "$log.out"
 
 # Each step's "Try it" edits (scripts/try.sh), and those of the ideas the
@@ -478,23 +489,26 @@ fi
 # samples the CPU reference and compares all of C with cuBLAS, and, for the
 # persistent steps, more tiles of 128 x 256 than the GPU has SMs (132 on an
 # H100 or H200), read by TMA directly (2056 x 2048) or repacked (N = 4100).
-# Step 11 splits tiles along K between blocks (on an H100 or H200, 132 SMs)
-# with fewer tiles than SMs (128 x 4096 x 4096: 16 tiles in 8 or 9 parts
-# each), more (2056 x 2048 x 520: 136), and whole rounds before the split
-# ones (2176 x 4096 x 520: 272 tiles; 3000^3: 288); the others it does not
-# split, as its rule says (K shorter than a k-tile among them).
+# Step 11 (on an H100 or H200, 132 SMs) splits tiles along K between blocks:
+# 128 x 128 tiles, fewer than the SMs (128 x 4096 x 4096: 32 tiles in 4 or 5
+# parts each; 1024 x 768 x 4100; 20 x 300 x 30000, whose A has fewer rows
+# than a tile); 128 x 256 tiles, fewer than the SMs (1152 x 2048 x 4096: 72
+# tiles), and whole rounds before the split ones (2176 x 4096 x 2048: 272
+# tiles; 3000^3: 288). The others it does not split, as its rule says (K
+# shorter than a k-tile among them); 1000^3 takes 128 x 128 tiles whole.
 shapes=(
     "1 1 1" "1 4099 3" "4097 1 65" "127 129 1031" "1000 1000 1000" "2 3 5"
     "33 65 17" "64 64 64" "128 128 128" "129 127 129" "255 257 511"
     "256 256 24" "256 256 48" "256 256 96" "96 160 200" "513 1025 257"
     "1024 768 4100" "2048 2048 2048"
     "17 24 8" "136 264 40" "300 520 72" "130 248 36" "250 260 64" "200 1030 1025"
-    "2056 2048 136" "1100 4100 520" "2056 2048 520" "2176 4096 520" "3000 3000 3000" "128 4096 4096"
+    "2056 2048 136" "1100 4100 520" "2056 2048 520" "2176 4096 2048" "3000 3000 3000" "128 4096 4096"
+    "1152 2048 4096" "20 300 30000"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
 scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520"
-               "2056 2048 520" "2176 4096 520" "128 4096 4096")
+               "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 4096" "20 300 30000")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone

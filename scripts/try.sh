@@ -72,7 +72,7 @@ experiment() {
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
             edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem>>>/    kernel<<<tiles, THREADS, smem>>>/') ;;
         step11_stream_k) what="every part's k-tiles from the first up, not a split tile's from the last down"
-            shape="-m 1024 -n 2048 -k 32768"
+            shape="-m 1024 -n 1024 -k 32768"
             edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac

@@ -10,9 +10,10 @@
 #     scripts/spread.sh), each step section's line (<!-- measured STEP -->
 #     ... <!-- /measured -->), its Try-it's line (<!-- try STEP --> ...
 #     <!-- /try -->, from scripts/try.sh) and the lesson sizes
-#     (<!-- lesson sizes --> ... <!-- /lesson sizes -->), and a step's
-#     profile (<!-- profile STEP --> ... <!-- /profile -->, from
-#     scripts/profile.sh);
+#     (<!-- lesson sizes --> ... <!-- /lesson sizes -->), a step's profile
+#     (<!-- profile STEP --> ... <!-- /profile -->, from scripts/profile.sh)
+#     and its SASS counts (<!-- sass STEP --> ... <!-- /sass -->, from
+#     scripts/sass.sh);
 #   - in a header, the line of an idea it measures (" * Measured
 #     (scripts/try.sh 07 frags, ...", from scripts/try.sh 07 frags), and
 #     its " * Measured at M x N x K:" paragraph, from a run_all.sh output of
@@ -26,7 +27,7 @@ set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_TRY_OR_PROFILE_OUTPUT...] (the first for the headers)"
+usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_TRY_PROFILE_OR_SASS_OUTPUT...] (the first for the headers)"
 case ${1:-} in
     -h|--help) echo "$usage"; exit 0 ;;
     -*) die update_docs.sh "unknown option '$1' (see --help)" ;;
@@ -34,7 +35,8 @@ esac
 [ $# -ge 1 ] || die update_docs.sh "$usage"
 readme=README.md
 # The README block a saved output goes to: "run_all 4096", "run_all 4096 4100
-# 4096", "sweep", "shapes", "spread 8192" or "try step05_wmma"; "idea
+# 4096", "sweep", "shapes", "spread 8192", "try step05_wmma", "profile
+# step07_pipeline" or "sass step07_pipeline"; "idea
 # step07_pipeline frags" for an idea's line in a header; nothing if the file
 # is none of these.
 # "M N K" of a run_all.sh output, from its first line; nothing if it is none.
@@ -55,6 +57,8 @@ block() {
         echo shapes
     elif head -n 1 "$1" | grep -qE '^step[0-9]+_[a-z0-9_]+ at [0-9]+\^3 on .* \(CUDA [0-9.]+\), [0-9-]+: ncu '; then
         head -n 1 "$1" | sed 's/^\(step[0-9]*_[a-z0-9_]*\) .*/profile \1/'
+    elif head -n 1 "$1" | grep -qE '^step[0-9]+_[a-z0-9_]+, sm_[0-9]+a?: instructions per kernel'; then
+        head -n 1 "$1" | sed 's/^\(step[0-9]*_[a-z0-9_]*\),.*/sass \1/'
     else
         sed -n -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/try \1/p' \
             -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]* [a-z]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/idea \1/p' "$1"
@@ -87,7 +91,7 @@ at_lines() {
 for f in "$@"; do
     [ -f "$f" ] || die update_docs.sh "no file $f"
     b=$(block "$f")
-    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh, try.sh or profile.sh output"
+    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh, try.sh, profile.sh or sass.sh output"
     case $b in
         idea*) read -r _ s idea <<<"$b"
                grep -q "^ \* *Measured (scripts/try.sh ${s:4:2} $idea," "$s/kernel.cu" ||

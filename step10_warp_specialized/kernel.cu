@@ -42,7 +42,7 @@
  * STAGE_BYTES of dynamic shared memory; before it, a repack of A or B where
  * TMA cannot read it, as in step 09.
  *
- * Measured: 611.78 TFLOPS, 98.4% of cuBLAS GemmEx, 1.03x step 09
+ * Measured: 607.53 TFLOPS, 98.3% of cuBLAS GemmEx, 1.00x step 09
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"

@@ -20,12 +20,23 @@
  *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
  *   saves less than its tile's sums cost. Elsewhere step 10's rounds stay.
  * - Fixup: a part that does not start its tile leaves its partial sum (the
- *   accumulators, 128 KB) in the block's slot of a workspace and raises a
- *   flag (st.release: the sum is visible to whoever sees the flag with
- *   ld.acquire). The block whose part starts the tile waits for the flags
- *   of the blocks after it and adds their sums to its own in block order,
- *   always the same, so a second run gives the same bits; then it alone
- *   applies alpha and beta and stores, as in step 10.
+ *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
+ *   workspace and raises a flag (st.release: the sum is visible to whoever
+ *   sees the flag with ld.acquire). The block whose part starts the tile
+ *   waits for the flags of the blocks after it and adds their sums to its own
+ *   in block order, always the same, so a second run gives the same bits;
+ *   then it alone applies alpha and beta and stores, as in step 10.
+ * - Narrower tiles where C has few (gemm_launch): with fewer 128 x 256
+ *   tiles than half the SMs (1024^3: 32), C is cut in 128 x 128 tiles,
+ *   twice as many. Without a split, twice as many SMs work, each half as
+ *   long; with one, a tile is cut in half as many parts, and each partial
+ *   sum is half the bytes (64 KB). BN is the kernel's template parameter,
+ *   and wgmma.m64n128k16 holds half the accumulators. The stages then take
+ *   half the room, and six fit where four did (STAGE_SPACE): with fewer
+ *   bytes per stage, more stages keep as many bytes on their way.
+ * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
+ *   write BM - M rows of zeros into every stage. Rows of a tile below M
+ *   are never stored, so whatever they hold does not matter.
  * - An order that keeps L2 useful: blocks that read the same slices of A
  *   and B at the same time read them from L2 once. Each block takes its
  *   whole tiles, each from its first k-tile up as in step 10 (the blocks
@@ -55,21 +66,24 @@
  * Why it is faster: every SM multiplies to the end, at the cost of writing
  * and reading one partial sum per block.
  *
- * What limits it now: with fewer tiles than SMs the shares are shorter than
- * a tile, a tile is cut in many parts, and the block that stores it adds
- * their sums one after the other (256 x 256 x 131072: two tiles in 66 parts
- * each). Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and
- * N are 8 more than a multiple of 16) cost TMA five sectors for every other
- * row of a box instead of four: steps 10 and 11 run much faster at 2992^3
- * and 3008^3 (results/h200-2026-11-23/alignment.txt). And while the
- * consumers store a tile, they still multiply nothing.
+ * What limits it now: with fewer tiles than SMs the shares are shorter than a
+ * tile, a tile is cut in many parts, and the block that stores it adds their
+ * sums one after the other (256 x 256 x 131072: four tiles in 33 parts each).
+ * A split costs a small product more than it saves (1024^3: 64 tiles of 16
+ * k-tiles stay whole, on 64 SMs). Narrow tiles read a third more bytes from
+ * L2 per flop than wide ones, which is why large products keep 128 x 256.
+ * Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and N are 8
+ * more than a multiple of 16) cost TMA five sectors for every other row of a
+ * box instead of four: steps 10 and 11 run much faster at 2992^3 and 3008^3
+ * (results/h200-2026-11-23/alignment.txt). And while the consumers store a
+ * tile, they still multiply nothing.
  *
  * Launch: one block per SM (fewer if no tile is split and C has fewer
- * tiles), THREADS threads, STAGES * STAGE_BYTES of dynamic shared memory,
- * as in step 10; a workspace of a BM x BN float slot and CONSUMERS flags per
- * SM when tiles are split.
+ * tiles), THREADS threads, STAGE_SPACE bytes of dynamic shared memory; a
+ * workspace of a BM x BN_WIDE float slot and CONSUMERS flags per SM when
+ * tiles are split.
  *
- * Measured: 611.99 TFLOPS, 98.5% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 607.11 TFLOPS, 98.1% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
  */
 #include "gemm.h"
@@ -82,11 +96,12 @@
 #include <stdlib.h>
 
 constexpr int BM = 128; // rows of C per block
-constexpr int BN = 256; // columns of C per block
+// columns of C per block, the kernel's BN: 256, or 128 when C has few tiles (gemm_launch)
+constexpr int BN_WIDE = 256, BN_NARROW = 128;
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
-constexpr int STAGES = 4; // tiles in shared memory
+constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4 wide, 6 narrow
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
-constexpr int WGMMA_M = 64, WGMMA_N = BN, WGMMA_K = 16; // wgmma.m64n256k16
+constexpr int WGMMA_M = 64, WGMMA_K = 16; // wgmma.m64nBNk16
 constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's 16 x 8 tiles
 
 constexpr int WARP_SIZE = 32;
@@ -107,16 +122,16 @@ constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
 constexpr int REGS = 65536 / THREADS / 8 * 8;
 constexpr int PRODUCER_REGS = 40;
 constexpr int CONSUMER_REGS = (REGS * (1 + CONSUMERS) - PRODUCER_REGS) / CONSUMERS / 8 * 8;
-constexpr int FN = WGMMA_N / MMA_N;                    // 16 x 8 tiles per warp
 constexpr int LINE_N = LINE_PIECES * PIECE;            // halves per line: B's columns in one column of lines
 constexpr int KSLICES = BK / WGMMA_K;                  // wgmma per k-tile
-constexpr int STAGE_BYTES = (BM * BK + BK * BN) * (int)sizeof(__half); // a tile of A and one of B
+// The bytes of one stage: a tile of A and one of B, bn columns wide.
+__host__ __device__ constexpr int stage_bytes(int bn) { return (BM * BK + BK * bn) * (int)sizeof(__half); }
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
 
-static_assert(BK == LINE_N && BN % LINE_N == 0 && BM % WGMMA_M == 0,
+static_assert(BK == LINE_N && BN_NARROW % LINE_N == 0 && BN_WIDE % LINE_N == 0 && BM % WGMMA_M == 0,
               "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
-static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && STAGE_BYTES % SWIZZLE_ATOM == 0, "tiles start on atoms");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROW) % SWIZZLE_ATOM == 0, "tiles start on atoms");
 
 __device__ uint32_t smem_addr(const void *p)
 {
@@ -176,7 +191,7 @@ __device__ uint64_t descriptor(const __half *p, int leading_bytes, int stride_by
 }
 
 // Waits until at most PENDING of this warpgroup's wgmma groups are in flight.
-template <int PENDING>
+template <int PENDING, int FN>
 __device__ void wgmma_wait(float (&d)[FN][4])
 {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" : : "n"(PENDING) : "memory");
@@ -193,7 +208,7 @@ __device__ void wgmma_wait(float (&d)[FN][4])
 
 // d += a * b, issued by the whole warpgroup: A 64 x 16 (K-major), B 16 x 256
 // (N-major, read transposed: the last 1), D 64 x 256 float (kept: the first 1).
-__device__ void wgmma_64x256x16(float (&d)[FN][4], uint64_t a, uint64_t b)
+__device__ void wgmma_64xNx16(float (&d)[BN_WIDE / MMA_N][4], uint64_t a, uint64_t b)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
@@ -208,6 +223,20 @@ __device__ void wgmma_64x256x16(float (&d)[FN][4], uint64_t a, uint64_t b)
                    D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15),
                    D4(16), D4(17), D4(18), D4(19), D4(20), D4(21), D4(22), D4(23),
                    D4(24), D4(25), D4(26), D4(27), D4(28), D4(29), D4(30), D4(31)
+                 : "l"(a), "l"(b));
+}
+
+// The same with B 16 x 128 and D 64 x 128: half the accumulators.
+__device__ void wgmma_64xNx16(float (&d)[BN_NARROW / MMA_N][4], uint64_t a, uint64_t b)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "
+                 "%59, %60, %61, %62, %63"
+                 "}, %64, %65, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
+                   D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15)
                  : "l"(a), "l"(b));
 }
 
@@ -250,13 +279,14 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 }
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
-// thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
-// their bytes.
+// thread: a TMA box of A (a_rows of BM rows: see gemm_launch) and BN /
+// LINE_N boxes of B, on a barrier armed with their bytes.
+template <int BN>
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
-                           const CUtensorMap *map_b, int m0, int n0, int k0)
+                           const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows)
 {
     if (threadIdx.x == 0) {
-        mbar_arrive_expect(bar, STAGE_BYTES);
+        mbar_arrive_expect(bar, stage_bytes(BN) - (BM - a_rows) * BK * (int)sizeof(__half));
         tma_load(As, map_a, k0, m0, bar);
 #pragma unroll
         for (int j = 0; j < BN / LINE_N; ++j)
@@ -267,6 +297,7 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
 // The top-left element of tile number `tile` of C. A row of the numbering
 // is GROUP_M tile rows, numbered down its columns, so that the tiles in
 // flight share more of A and B in L2 (the last row may have fewer).
+template <int BN>
 __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0)
 {
     const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
@@ -284,7 +315,7 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0
 // the tile adds those sums to its own, in block order, and lowers the flags.
 struct split {
     int whole;
-    float *partials; // a slot of BM x BN floats per block
+    float *partials; // a slot of BM x BN_WIDE floats per block
     int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
 };
 
@@ -322,6 +353,7 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k
 
 // Block u's slot, this consumer's 64 rows of it: its thread's float4 of
 // 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
+template <int FN>
 __device__ float4 *slot(const split &s, int u, int wg)
 {
     return reinterpret_cast<float4 *>(s.partials) + ((size_t)u * CONSUMERS + wg) * FN * WARPGROUP +
@@ -335,11 +367,12 @@ __device__ void warpgroup_sync(int wg)
     asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
 }
 
-template <bool VEC>
+template <int BN, bool VEC>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
             int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
 {
+    constexpr int STAGES = STAGE_SPACE / stage_bytes(BN); // tiles in shared memory
     extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
     __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
@@ -351,6 +384,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     // the consumer warpgroup (-1: the producer); a consumer warp's rows of D
     const int wg = threadIdx.x / WARPGROUP - 1, wm = (warp - WARPGROUP / WARP_SIZE) * MMA_M;
     const int tiles_k = (K + BK - 1) / BK;
+    constexpr int FN = BN / MMA_N; // 16 x 8 tiles per warp
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: each consumer
@@ -371,12 +405,13 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         int tile, k0, k1;
         for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
-            tile_origin(tile, tiles_m, tiles_n, m0, n0);
+            tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
                 // a piece of a tile from its last k-tile down (see the header)
                 const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;
-                load_tiles(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0, k * BK);
+                load_tiles<BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0, k * BK,
+                               min(M, BM));
             }
         }
         return;
@@ -387,7 +422,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     int tile, k0, k1;
     for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
         int m0, n0;
-        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
         float acc[FN][4] = {};
         for (int t = k0; t < k1; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
@@ -396,7 +431,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
 #pragma unroll
             for (int s = 0; s < KSLICES; ++s)
-                wgmma_64x256x16(acc,
+                wgmma_64xNx16(acc,
                                 descriptor(&As[n % STAGES][wg * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                                 descriptor(&Bs[n % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
                                            SWIZZLE_ATOM));
@@ -418,7 +453,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (k0 > 0) {
 #pragma unroll
             for (int j = 0; j < FN; ++j)
-                __stcg(slot(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+                __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
             __threadfence(); // the sums are in L2, where other SMs read, before the flag says so
             warpgroup_sync(wg);
             if (threadIdx.x % WARPGROUP == 0)
@@ -442,7 +477,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         for (int u = blockIdx.x + 1; u <= blockIdx.x + later; ++u) {
 #pragma unroll
             for (int j = 0; j < FN; ++j) {
-                const float4 v = __ldcg(slot(s, u, wg) + j * WARPGROUP);
+                const float4 v = __ldcg(slot<FN>(s, u, wg) + j * WARPGROUP);
                 acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
             }
         }
@@ -483,7 +518,6 @@ static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int 
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
-    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // An operand TMA cannot read (repack.cuh) is repacked first: one read and
     // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
     // which pays unless the other side is a tile or two across, as the product
@@ -494,12 +528,24 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     B = for_tma(B, K, N, ldb, room_b);
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
-    const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+    // A's box has no more rows than A (M < BM: skinny products): TMA would
+    // write the zeros of the others for every k-tile, and those rows of the
+    // tiles, whatever they hold, are never stored.
+    const CUtensorMap map_a = tensor_map(A, M, K, lda, min(M, BM), BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    // One rule picks the tile: 128 x 256, unless C has fewer such tiles than
+    // half the SMs (1024^3: 32, 128 x 4096: 16); then 128 x 128, twice as
+    // many, each k-tile half the work and each partial sum half the bytes.
+    const int wide = ((M + BM - 1) / BM) * ((N + BN_WIDE - 1) / BN_WIDE);
+    const int bn = 2 * wide <= sms ? BN_NARROW : BN_WIDE, tiles = ((M + BM - 1) / BM) * ((N + bn - 1) / bn);
     const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
-    const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
+    const auto kernel = bn == BN_WIDE ? (vec ? gemm_kernel<BN_WIDE, true> : gemm_kernel<BN_WIDE, false>)
+                                      : (vec ? gemm_kernel<BN_NARROW, true> : gemm_kernel<BN_NARROW, false>);
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
-    const int smem = STAGES * STAGE_BYTES;
+    const int smem = STAGE_SPACE;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg hands registers between the warpgroups of a block that
     // starts with REGS each: with more, the consumers would not get theirs;
@@ -514,9 +560,6 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // One block per SM (fewer if C has fewer whole tiles and none is
     // split). A block waits only for blocks after it, and all are on their
     // SMs at once, so every wait ends.
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     // Tiles are split only where that pays, one rule for every shape: the
     // SMs a last round of whole tiles leaves idle must lose more than
     // FIXUP_K_TILES k-tiles' time each, averaged over all SMs (2048 x
@@ -535,10 +578,10 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     static room work;
     split s = { split_pays ? max(tiles / blocks - 1, 0) * blocks : tiles };
     if (s.whole < tiles) {
-        if (!grow(work, (size_t)sms * (BM * BN * sizeof(float) + CONSUMERS * sizeof(int))))
+        if (!grow(work, (size_t)sms * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
             return; // as above
         s.partials = (float *)work.p;
-        s.flags = (int *)(s.partials + (size_t)sms * BM * BN);
+        s.flags = (int *)(s.partials + (size_t)sms * BM * BN_WIDE);
     }
     kernel<<<blocks, THREADS, smem>>>(map_a, map_b, M, N, K, alpha, beta, C, s);
 }
