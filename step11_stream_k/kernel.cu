@@ -124,14 +124,18 @@ constexpr int PRODUCER_REGS = 40;
 constexpr int CONSUMER_REGS = (REGS * (1 + CONSUMERS) - PRODUCER_REGS) / CONSUMERS / 8 * 8;
 constexpr int LINE_N = LINE_PIECES * PIECE;            // halves per line: B's columns in one column of lines
 constexpr int KSLICES = BK / WGMMA_K;                  // wgmma per k-tile
-// The bytes of one stage: a tile of A and one of B, bn columns wide.
-__host__ __device__ constexpr int stage_bytes(int bn) { return (BM * BK + BK * bn) * (int)sizeof(__half); }
+// The bytes of one stage: a tile of A (a_rows of it) and one of B, bn columns wide.
+__host__ __device__ constexpr int stage_bytes(int bn, int a_rows = BM)
+{
+    return (a_rows * BK + BK * bn) * (int)sizeof(__half);
+}
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
 
 static_assert(BK == LINE_N && BN_NARROW % LINE_N == 0 && BN_WIDE % LINE_N == 0 && BM % WGMMA_M == 0,
               "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
-static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROW) % SWIZZLE_ATOM == 0, "tiles start on atoms");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROW) % SWIZZLE_ATOM == 0 &&
+              stage_bytes(BN_WIDE) % SWIZZLE_ATOM == 0, "tiles start on atoms");
 
 __device__ uint32_t smem_addr(const void *p)
 {
@@ -286,7 +290,7 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
                            const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows)
 {
     if (threadIdx.x == 0) {
-        mbar_arrive_expect(bar, stage_bytes(BN) - (BM - a_rows) * BK * (int)sizeof(__half));
+        mbar_arrive_expect(bar, stage_bytes(BN, a_rows));
         tma_load(As, map_a, k0, m0, bar);
 #pragma unroll
         for (int j = 0; j < BN / LINE_N; ++j)
@@ -538,8 +542,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // One rule picks the tile: 128 x 256, unless C has fewer such tiles than
     // half the SMs (1024^3: 32, 128 x 4096: 16); then 128 x 128, twice as
     // many, each k-tile half the work and each partial sum half the bytes.
-    const int wide = ((M + BM - 1) / BM) * ((N + BN_WIDE - 1) / BN_WIDE);
-    const int bn = 2 * wide <= sms ? BN_NARROW : BN_WIDE, tiles = ((M + BM - 1) / BM) * ((N + bn - 1) / bn);
+    const int tiles_m = (M + BM - 1) / BM, wide = tiles_m * ((N + BN_WIDE - 1) / BN_WIDE);
+    const int bn = 2 * wide <= sms ? BN_NARROW : BN_WIDE, tiles = tiles_m * ((N + bn - 1) / bn);
     const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
     const auto kernel = bn == BN_WIDE ? (vec ? gemm_kernel<BN_WIDE, true> : gemm_kernel<BN_WIDE, false>)
                                       : (vec ? gemm_kernel<BN_NARROW, true> : gemm_kernel<BN_NARROW, false>);
@@ -566,9 +570,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // 2048 x 32768: 4 idle SMs x 512 k-tiles / 132 = 15.5, measured 2%
     // slower split than whole; 4096 x 12288 x 4096: 48 x 64 / 132 = 23.3,
     // 1% faster split: results/h200-2026-11-23/fixup_k_tiles.txt), and
-    // each block's share must be MIN_SHARE k-tiles or more (1024^3: 3.9
-    // each, measured slower split than whole, as the sums of a tile cut
-    // in four or five parts are added one after the other).
+    // each block's share must be MIN_SHARE k-tiles or more (1024^3 in 128
+    // x 256 tiles: 3.9 each, measured slower split than whole, as the sums
+    // of a tile cut in four or five parts are added one after the other).
     // Then the blocks take whole tiles while two rounds or more are left,
     // and split the rest.
     const int tiles_k = (K + BK - 1) / BK, idle = (sms - tiles % sms) % sms;
