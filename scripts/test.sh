@@ -240,6 +240,7 @@ bad_calls=(
     "chart.sh|bash scripts/chart.sh /nonexistent.csv" "chart.sh|bash scripts/chart.sh scripts/test.sh"
     "spread.sh|bash scripts/spread.sh README.md" "spread.sh|bash scripts/spread.sh /nonexistent README.md"
     "spread.sh|bash scripts/spread.sh README.md README.md" "spread.sh|bash scripts/spread.sh --bogus"
+    "warmup.sh|bash scripts/warmup.sh 99" "warmup.sh|bash scripts/warmup.sh 10 --runs 0"
     "Makefile|$MAKE --no-print-directory ARCH=sm_7" "Makefile|$MAKE --no-print-directory STEP=04"
     "Makefile|$MAKE --no-print-directory step99" "Makefile|$MAKE --no-print-directory lesson"
     "Makefile|$MAKE --no-print-directory sass STEP=" "Makefile|$MAKE --no-print-directory profile"
@@ -434,6 +435,16 @@ if bash "$copy/scripts/update_docs.sh" results/good.txt results/sass.txt >"$log.
 else
     fail "scripts/update_docs.sh: want the SASS counts of step07_pipeline in the README's block"
 fi
+# A warm-up comparison (scripts/warmup.sh's output) goes into its step's block as printed.
+printf '%s\n' "Warm-up of step10_warp_specialized at 8192^3 on Some GPU (CUDA 13.0), 2026-01-04: 1 processes of each, alternating, unchecked" \
+    "" "warmup 0:       ms=1.2345 tflops=890.12 cublas_tflops=880.00 pct_cublas=101.1" >"$copy/results/warmup.txt"
+if bash "$copy/scripts/update_docs.sh" results/good.txt results/warmup.txt >"$log.out" 2>"$log" &&
+    awk '/^<!-- warmup step10_warp_specialized -->$/,/^<!-- \/warmup -->$/' "$copy/README.md" | grep -q '^warmup 0:       ms=1.2345 ' &&
+    awk '/^<!-- warmup step10_warp_specialized -->$/,/^<!-- \/warmup -->$/' "$copy/README.md" | grep -q '2026-01-04: 1 processes'; then
+    pass "scripts/update_docs.sh: a warmup.sh output in its step's warm-up block"
+else
+    fail "scripts/update_docs.sh: want the warm-up runs of step10_warp_specialized in the README's block"
+fi
 rm -rf "$copy" "$log.out"
 
 # Each step's "Try it" edits (scripts/try.sh), and those of the ideas the
@@ -490,12 +501,14 @@ fi
 # persistent steps, more tiles of 128 x 256 than the GPU has SMs (132 on an
 # H100 or H200), read by TMA directly (2056 x 2048) or repacked (N = 4100).
 # Step 11 (on an H100 or H200, 132 SMs) splits tiles along K between blocks:
-# 128 x 128 tiles, fewer than the SMs (128 x 4096 x 4096: 32 tiles in 4 or 5
-# parts each; 1024 x 768 x 4100; 20 x 300 x 30000, whose A has fewer rows
-# than a tile); 128 x 256 tiles, fewer than the SMs (1152 x 2048 x 4096: 72
-# tiles), and whole rounds before the split ones (2176 x 4096 x 2048: 272
-# tiles; 3000^3: 288). The others it does not split, as its rule says (K
-# shorter than a k-tile among them); 1000^3 takes 128 x 128 tiles whole.
+# with fewer tiles than SMs, every tile in the same number of parts where
+# that leaves few SMs idle (128 x 4096 x 4096: 32 tiles of 128 x 128 in 4
+# parts; 300 x 1000 x 5000: 24 in 5; 20 x 300 x 30000, whose A has fewer
+# rows than a tile: 3 in 44), else in shares over all SMs (1024 x 768 x
+# 4100: 48 tiles of 128 x 128; 1152 x 2048 x 4096: 72 of 128 x 256); with
+# more, whole rounds before the split ones (2176 x 4096 x 2048: 272 tiles;
+# 3000^3: 288). The others it does not split, as its rule says (K shorter
+# than a k-tile among them); 1000^3 takes 128 x 128 tiles whole.
 shapes=(
     "1 1 1" "1 4099 3" "4097 1 65" "127 129 1031" "1000 1000 1000" "2 3 5"
     "33 65 17" "64 64 64" "128 128 128" "129 127 129" "255 257 511"
@@ -503,12 +516,13 @@ shapes=(
     "1024 768 4100" "2048 2048 2048"
     "17 24 8" "136 264 40" "300 520 72" "130 248 36" "250 260 64" "200 1030 1025"
     "2056 2048 136" "1100 4100 520" "2056 2048 520" "2176 4096 2048" "3000 3000 3000" "128 4096 4096"
-    "1152 2048 4096" "20 300 30000"
+    "1152 2048 4096" "20 300 30000" "300 1000 5000"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
 scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520"
-               "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 4096" "20 300 30000")
+               "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 4096" "20 300 30000"
+               "300 1000 5000")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone

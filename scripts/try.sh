@@ -71,9 +71,9 @@ experiment() {
             edits=('s/^    pitch = (cols + REPACK_LINE - 1) \/ REPACK_LINE \* REPACK_LINE;/    pitch = (cols + REPACK_PIECE - 1) \/ REPACK_PIECE * REPACK_PIECE;/') ;;
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
             edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem>>>/    kernel<<<tiles, THREADS, smem>>>/') ;;
-        step11_stream_k) what="every part's k-tiles from the first up, not a split tile's from the last down"
-            shape="-m 1024 -n 1024 -k 32768"
-            edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
+        step11_stream_k) what="shares over all SMs, not every tile cut in the same number of parts: even = false"
+            shape="-m 512 -n 1024 -k 65536"
+            edits=('s/^    const bool even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/    const bool even = false;/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

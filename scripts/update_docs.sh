@@ -13,7 +13,8 @@
 #     (<!-- lesson sizes --> ... <!-- /lesson sizes -->), a step's profile
 #     (<!-- profile STEP --> ... <!-- /profile -->, from scripts/profile.sh)
 #     and its SASS counts (<!-- sass STEP --> ... <!-- /sass -->, from
-#     scripts/sass.sh);
+#     scripts/sass.sh), and what the warm-up does to a step's timing
+#     (<!-- warmup STEP --> ... <!-- /warmup -->, from scripts/warmup.sh);
 #   - in a header, the line of an idea it measures (" * Measured
 #     (scripts/try.sh 07 frags, ...", from scripts/try.sh 07 frags), and
 #     its " * Measured at M x N x K:" paragraph, from a run_all.sh output of
@@ -27,7 +28,7 @@ set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_TRY_PROFILE_OR_SASS_OUTPUT...] (the first for the headers)"
+usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_TRY_PROFILE_SASS_OR_WARMUP_OUTPUT...] (the first for the headers)"
 case ${1:-} in
     -h|--help) echo "$usage"; exit 0 ;;
     -*) die update_docs.sh "unknown option '$1' (see --help)" ;;
@@ -36,9 +37,9 @@ esac
 readme=README.md
 # The README block a saved output goes to: "run_all 4096", "run_all 4096 4100
 # 4096", "sweep", "shapes", "spread 8192", "try step05_wmma", "profile
-# step07_pipeline" or "sass step07_pipeline"; "idea
-# step07_pipeline frags" for an idea's line in a header; nothing if the file
-# is none of these.
+# step07_pipeline", "sass step07_pipeline" or "warmup
+# step10_warp_specialized"; "idea step07_pipeline frags" for an idea's line
+# in a header; nothing if the file is none of these.
 # "M N K" of a run_all.sh output, from its first line; nothing if it is none.
 run_shape() { sed -n '1s/^GEMM M=\([0-9]*\) N=\([0-9]*\) K=\([0-9]*\) on .*/\1 \2 \3/p' "$1"; }
 block() {
@@ -59,6 +60,8 @@ block() {
         head -n 1 "$1" | sed 's/^\(step[0-9]*_[a-z0-9_]*\) .*/profile \1/'
     elif head -n 1 "$1" | grep -qE '^step[0-9]+_[a-z0-9_]+, sm_[0-9]+a?: instructions per kernel'; then
         head -n 1 "$1" | sed 's/^\(step[0-9]*_[a-z0-9_]*\),.*/sass \1/'
+    elif head -n 1 "$1" | grep -qE '^Warm-up of step[0-9]+_[a-z0-9_]+ at [0-9]+\^3 on .* \(CUDA [0-9.]+\), [0-9-]+: '; then
+        head -n 1 "$1" | sed 's/^Warm-up of \(step[0-9]*_[a-z0-9_]*\) .*/warmup \1/'
     else
         sed -n -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/try \1/p' \
             -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]* [a-z]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/idea \1/p' "$1"
@@ -91,7 +94,7 @@ at_lines() {
 for f in "$@"; do
     [ -f "$f" ] || die update_docs.sh "no file $f"
     b=$(block "$f")
-    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh, try.sh, profile.sh or sass.sh output"
+    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh, try.sh, profile.sh, sass.sh or warmup.sh output"
     case $b in
         idea*) read -r _ s idea <<<"$b"
                grep -q "^ \* *Measured (scripts/try.sh ${s:4:2} $idea," "$s/kernel.cu" ||

@@ -16,6 +16,15 @@
  *   tile, are cut into one equal share per block, and a share into parts
  *   where tiles end. With a round or more left, a share is at least a tile
  *   deep, so a tile is cut in two parts at most.
+ * - Fewer tiles than SMs (gemm_launch): every tile is cut in the same
+ *   number of parts, SMs / tiles, on that many blocks per tile, if that
+ *   leaves at most an eighth of the SMs idle. Part i of every tile then
+ *   covers the same k-tiles, and the blocks that read a slice of A or B
+ *   read it at the same time (next point). Shares over all SMs would start
+ *   each tile's parts at k-tiles of their own: 512 x 1024 x 65536, 32
+ *   tiles of 1024 k-tiles, in shares of 248 on 132 SMs ran at 61% of
+ *   cuBLAS and read 584 MB from memory for A and B's 192 MB; in four
+ *   parts of 256 on 128 SMs, 92% (the Try-it).
  * - Only where it pays (gemm_launch): passing a partial sum on costs about
  *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
  *   saves less than its tile's sums cost. Elsewhere step 10's rounds stay.
@@ -44,9 +53,11 @@
  *   then the start of its last, each of these from its last k-tile down.
  *   t k-tiles' time after the shares begin, every block is then at k-tile
  *   (tiles_k - 1 - t) mod tiles_k or, in its last part, at share - 1 - t:
- *   two slices of K at a time. Counting up instead, each block would start
- *   at a k-tile of its own, and A and B of deep products would come from
- *   memory again for every tile (the Try-it).
+ *   two slices of K at a time (with equal parts, part i's end - 1 - t).
+ *   Counting up instead, each block would start at a k-tile of its own,
+ *   and A and B of deep products would come from memory again for every
+ *   tile (2048 x 2048 x 32768 when it was split: 66% of cuBLAS against
+ *   100%, results/h200-2026-11-23/fixup_k_tiles.txt).
  *
  *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
  *
@@ -66,22 +77,26 @@
  * Why it is faster: every SM multiplies to the end, at the cost of writing
  * and reading one partial sum per block.
  *
- * What limits it now: with fewer tiles than SMs the shares are shorter than a
- * tile, a tile is cut in many parts, and the block that stores it adds their
- * sums one after the other (256 x 256 x 131072: four tiles in 33 parts each).
- * A split costs a small product more than it saves (1024^3: 64 tiles of 16
+ * What limits it now: with far fewer tiles than SMs a tile is cut in many
+ * parts, and the block that stores it adds their sums one after the other
+ * (256 x 256 x 131072: four tiles in 33 parts each, 60% of cuBLAS; 73% with
+ * the adds left out, results/h200-2026-11-24/even_parts.txt). A split costs a small product more than it saves (1024^3: 64 tiles of 16
  * k-tiles stay whole, on 64 SMs). Narrow tiles read a third more bytes from
  * L2 per flop than wide ones, which is why large products keep 128 x 256.
  * Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and N are 8
  * more than a multiple of 16) cost TMA five sectors for every other row of a
  * box instead of four: steps 10 and 11 run much faster at 2992^3 and 3008^3
- * (results/h200-2026-11-23/alignment.txt). And while the consumers store a
- * tile, they still multiply nothing.
+ * (results/h200-2026-11-23/alignment.txt). While the consumers store a
+ * tile, they still multiply nothing. And cuBLAS runs every shape above in
+ * clusters of two blocks that receive each box of A or B together (TMA
+ * multicast), so that L2 answers half the requests: at 3000^3, 8.6 million
+ * to this kernel's 16.0 million, with 192 x 192 tiles, 256 of them, under
+ * two rounds (results/h200-2026-11-24/ncu_step11_cublas.txt).
  *
- * Launch: one block per SM (fewer if no tile is split and C has fewer
- * tiles), THREADS threads, STAGE_SPACE bytes of dynamic shared memory; a
- * workspace of a BM x BN_WIDE float slot and CONSUMERS flags per SM when
- * tiles are split.
+ * Launch: one block per SM (fewer if C has fewer tiles and none is split,
+ * or if each is cut in the same number of parts), THREADS threads,
+ * STAGE_SPACE bytes of dynamic shared memory; a workspace of a BM x BN_WIDE
+ * float slot and CONSUMERS flags per SM when tiles are split.
  *
  * Measured: 607.11 TFLOPS, 98.1% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
@@ -561,8 +576,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                 attr.numRegs, REGS);
         exit(1);
     }
-    // One block per SM (fewer if C has fewer whole tiles and none is
-    // split). A block waits only for blocks after it, and all are on their
+    // One block per SM (fewer if C has fewer tiles and none is split, or
+    // each is cut in the same number of parts). A block waits only for blocks after it, and all are on their
     // SMs at once, so every wait ends.
     // Tiles are split only where that pays, one rule for every shape: the
     // SMs a last round of whole tiles leaves idle must lose more than
@@ -574,11 +589,13 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // x 256 tiles: 3.9 each, measured slower split than whole, as the sums
     // of a tile cut in four or five parts are added one after the other).
     // Then the blocks take whole tiles while two rounds or more are left,
-    // and split the rest.
-    const int tiles_k = (K + BK - 1) / BK, idle = (sms - tiles % sms) % sms;
+    // and split the rest; with fewer tiles than SMs, every tile in the same
+    // number of parts, if that leaves at most an eighth of the SMs idle.
+    const int tiles_k = (K + BK - 1) / BK, idle = (sms - tiles % sms) % sms, parts = sms / tiles;
     const bool split_pays = (long long)idle * tiles_k > (long long)FIXUP_K_TILES * sms &&
                             (long long)tiles * tiles_k >= (long long)MIN_SHARE * sms;
-    const int blocks = split_pays ? sms : min(tiles, sms);
+    const bool even = parts >= 2 && sms - parts * tiles <= sms / 8;
+    const int blocks = split_pays ? (even ? parts * tiles : sms) : min(tiles, sms);
     static room work;
     split s = { split_pays ? max(tiles / blocks - 1, 0) * blocks : tiles };
     if (s.whole < tiles) {
