@@ -22,9 +22,10 @@
  *   covers the same k-tiles, and the blocks that read a slice of A or B
  *   read it at the same time (next point). Shares over all SMs would start
  *   each tile's parts at k-tiles of their own: 512 x 1024 x 65536, 32
- *   tiles of 1024 k-tiles, in shares of 248 on 132 SMs ran at 61% of
- *   cuBLAS and read 584 MB from memory for A and B's 192 MB; in four
- *   parts of 256 on 128 SMs, 92% (the Try-it).
+ *   tiles of 1024 k-tiles, in shares of 248 on 132 SMs read 584 MB from
+ *   memory for A and B's 192 MB (results/h200-2026-11-24/
+ *   ncu_step11_cublas.txt) and ran at two thirds of the speed of four
+ *   parts of 256 on 128 SMs (the Try-it).
  * - Only where it pays (gemm_launch): passing a partial sum on costs about
  *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
  *   saves less than its tile's sums cost. Elsewhere step 10's rounds stay.
@@ -79,10 +80,12 @@
  *
  * What limits it now: with far fewer tiles than SMs a tile is cut in many
  * parts, and the block that stores it adds their sums one after the other
- * (256 x 256 x 131072: four tiles in 33 parts each, 60% of cuBLAS; 73% with
- * the adds left out, results/h200-2026-11-24/even_parts.txt). A split costs a small product more than it saves (1024^3: 64 tiles of 16
- * k-tiles stay whole, on 64 SMs). Narrow tiles read a third more bytes from
- * L2 per flop than wide ones, which is why large products keep 128 x 256.
+ * (256 x 256 x 131072: four tiles in 33 parts each; with the adds left out
+ * it runs a fifth faster, results/h200-2026-11-24/even_parts.txt). A
+ * split costs a small product more than it saves (1024^3: 64 tiles of 16
+ * k-tiles stay whole, on 64 SMs). Narrow tiles read a third more bytes
+ * from L2 per flop than wide ones, which is why large products keep 128 x
+ * 256.
  * Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and N are 8
  * more than a multiple of 16) cost TMA five sectors for every other row of a
  * box instead of four: steps 10 and 11 run much faster at 2992^3 and 3008^3
