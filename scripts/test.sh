@@ -364,10 +364,15 @@ if [ $rc -eq 2 ] && [ "$before" = "$(cd "$copy" && find . -type f ! -path ./resu
 else
     fail "scripts/update_docs.sh: a table it cannot read must change no file and exit 2 (exit code $rc)"
 fi
+# The lines of the copy's README block $1 ("sass step07_pipeline"), its marks included.
+readme_block() {
+    awk -v first="<!-- $1 -->" -v last="<!-- /${1%% *} -->" \
+        '$0 == first { on = 1 } on { print } $0 == last { on = 0 }' "$copy/README.md"
+}
 last=${all_steps[${#all_steps[@]} - 1]}
 if bash "$copy/scripts/update_docs.sh" results/good.txt >"$log.out" 2>"$log" && [ -s "$copy/results/good.svg" ] &&
-    awk '/^<!-- run_all 4096 -->$/,/^<!-- \/run_all -->$/' "$copy/README.md" | grep -q 'on Some GPU' &&
-    awk '/^<!-- run_all 4096 -->$/,/^<!-- \/run_all -->$/' "$copy/README.md" | grep -qF '](results/good.svg)' &&
+    readme_block "run_all 4096" | grep -q 'on Some GPU' &&
+    readme_block "run_all 4096" | grep -qF '](results/good.svg)' &&
     grep -q '^ \* Measured: 123.45 TFLOPS, 98.7% of cuBLAS GemmEx' "$copy/$last/kernel.cu"; then
     pass "scripts/update_docs.sh: the table and its chart in the README, the Measured line in the headers"
 else
@@ -392,7 +397,7 @@ else
 fi
 want="Measured (\`scripts/try.sh ${last:4:2}\`, Some GPU, CUDA 13.0, 2026-01-02): tried 12.50 TFLOPS (10.0% of cuBLAS), as is 125.00 (100.0%)."
 if bash "$copy/scripts/update_docs.sh" results/good.txt results/try.txt >"$log.out" 2>"$log" &&
-    awk "/^<!-- try $last -->\$/,/^<!-- \/try -->\$/" "$copy/README.md" | grep -qxF "$want"; then
+    readme_block "try $last" | grep -qxF "$want"; then
     pass "scripts/update_docs.sh: a Try-it output as its step's Measured line"
 else
     fail "scripts/update_docs.sh: want '$want' in the README's Try-it block of $last"
@@ -418,8 +423,8 @@ fi
 printf '%s\n' "step07_pipeline at 8192^3 on Some GPU (CUDA 13.0), 2026-01-03: ncu --clock-control none, the first launch of gemm_kernel" \
     "" "  tensor pipe busy       12.3 %         of the cycles" >"$copy/results/profile.txt"
 if bash "$copy/scripts/update_docs.sh" results/good.txt results/profile.txt >"$log.out" 2>"$log" &&
-    awk '/^<!-- profile step07_pipeline -->$/,/^<!-- \/profile -->$/' "$copy/README.md" | grep -q '^  tensor pipe busy       12.3 %' &&
-    awk '/^<!-- profile step07_pipeline -->$/,/^<!-- \/profile -->$/' "$copy/README.md" | grep -q '2026-01-03: ncu'; then
+    readme_block "profile step07_pipeline" | grep -q '^  tensor pipe busy       12.3 %' &&
+    readme_block "profile step07_pipeline" | grep -q '2026-01-03: ncu'; then
     pass "scripts/update_docs.sh: a profile.sh output in its step's profile block"
 else
     fail "scripts/update_docs.sh: want the profile of step07_pipeline in the README's block"
@@ -429,8 +434,8 @@ printf '%s\n' "step07_pipeline, sm_90: instructions per kernel (cuobjdump --dump
     "gemm_kernel<true, 4>            99       0         0    64    24     24     0       0     0          0     0     0" \
     >"$copy/results/sass.txt"
 if bash "$copy/scripts/update_docs.sh" results/good.txt results/sass.txt >"$log.out" 2>"$log" &&
-    awk '/^<!-- sass step07_pipeline -->$/,/^<!-- \/sass -->$/' "$copy/README.md" | grep -q '^gemm_kernel<true, 4>            99 ' &&
-    ! awk '/^<!-- sass step07_pipeline -->$/,/^<!-- \/sass -->$/' "$copy/README.md" | grep -q '^gemm_kernel<false, 4>'; then
+    readme_block "sass step07_pipeline" | grep -q '^gemm_kernel<true, 4>            99 ' &&
+    ! readme_block "sass step07_pipeline" | grep -q '^gemm_kernel<false, 4>'; then
     pass "scripts/update_docs.sh: a sass.sh output in its step's SASS block"
 else
     fail "scripts/update_docs.sh: want the SASS counts of step07_pipeline in the README's block"
@@ -439,8 +444,8 @@ fi
 printf '%s\n' "Warm-up of step10_warp_specialized at 8192^3 on Some GPU (CUDA 13.0), 2026-01-04: 1 processes of each, alternating, unchecked" \
     "" "warmup 0:       ms=1.2345 tflops=890.12 cublas_tflops=880.00 pct_cublas=101.1" >"$copy/results/warmup.txt"
 if bash "$copy/scripts/update_docs.sh" results/good.txt results/warmup.txt >"$log.out" 2>"$log" &&
-    awk '/^<!-- warmup step10_warp_specialized -->$/,/^<!-- \/warmup -->$/' "$copy/README.md" | grep -q '^warmup 0:       ms=1.2345 ' &&
-    awk '/^<!-- warmup step10_warp_specialized -->$/,/^<!-- \/warmup -->$/' "$copy/README.md" | grep -q '2026-01-04: 1 processes'; then
+    readme_block "warmup step10_warp_specialized" | grep -q '^warmup 0:       ms=1.2345 ' &&
+    readme_block "warmup step10_warp_specialized" | grep -q '2026-01-04: 1 processes'; then
     pass "scripts/update_docs.sh: a warmup.sh output in its step's warm-up block"
 else
     fail "scripts/update_docs.sh: want the warm-up runs of step10_warp_specialized in the README's block"

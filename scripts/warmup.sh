@@ -36,8 +36,9 @@ declare -A r
 lines=()
 for ((i = 1; i <= runs; i++)); do
     for warmup in 0 default; do
-        if [ $warmup = 0 ]; then run_step warmup.sh "$step" -s "$size" --no-check --warmup 0
-        else run_step warmup.sh "$step" -s "$size" --no-check; fi || exit 1
+        none=()
+        [ $warmup = default ] || none=(--warmup 0)
+        run_step warmup.sh "$step" -s "$size" --no-check "${none[@]}" || exit 1
         lines+=("$(printf '%-15s ms=%s tflops=%s cublas_tflops=%s pct_cublas=%s' "warmup $warmup:" \
             "${r[ms]}" "${r[tflops]}" "${r[cublas_tflops]}" "${r[pct_cublas]}")")
     done

@@ -580,8 +580,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         exit(1);
     }
     // One block per SM (fewer if C has fewer tiles and none is split, or
-    // each is cut in the same number of parts). A block waits only for blocks after it, and all are on their
-    // SMs at once, so every wait ends.
+    // each is cut in the same number of parts). A block waits only for
+    // blocks after it, and all are on their SMs at once, so every wait ends.
     // Tiles are split only where that pays, one rule for every shape: the
     // SMs a last round of whole tiles leaves idle must lose more than
     // FIXUP_K_TILES k-tiles' time each, averaged over all SMs (2048 x
