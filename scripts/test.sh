@@ -162,6 +162,13 @@ for s in "${built[@]}"; do
 done
 
 echo "== tools (no GPU needed)"
+# The README runs every script as scripts/NAME.sh: each must be executable.
+not_x=$(for f in scripts/*.sh; do [ -x "$f" ] || echo "$f"; done)
+if [ -z "$not_x" ]; then
+    pass "every scripts/*.sh is executable"
+else
+    fail "not executable: "$not_x
+fi
 # The build follows ARCH: in a copy of the sources, so this tree's build stays.
 copy=$(mktemp -d)
 cp -r Makefile common scripts "${all_steps[@]}" "$copy"/
@@ -531,8 +538,10 @@ scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 20
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone
-# would take the 16-byte paths; beta = 0.5 so that C is read too.
-offset_runs=("136 264 72 1" "256 256 96 3" "2056 2048 136 1" "513 1025 257 2")
+# would take the 16-byte paths; beta = 0.5 so that C is read too. Offset 2
+# with N a multiple of 4 leaves C's rows 8 bytes past a 16-byte boundary:
+# steps 10 and 11 must not store float4s there.
+offset_runs=("136 264 72 1" "136 264 72 2" "256 256 96 3" "2056 2048 136 1" "513 1025 257 2")
 # compute-sanitizer runs (tool M N K): both tools on the element-wise paths
 # (N not a multiple of 8), on the 16-byte paths (136 264 72), and on the
 # one tile of 8 x 8 x 60000, which step 11 cuts into 132 parts. memcheck

@@ -13,7 +13,7 @@ usage() {
 usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
-              05: unrotated; 06: registers; 07: frags, tile, group); without
+              05: unrotated; 06: registers; 07: frags, tile, group; 10: direct); without
               it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -71,6 +71,10 @@ experiment() {
             edits=('s/^    pitch = (cols + REPACK_LINE - 1) \/ REPACK_LINE \* REPACK_LINE;/    pitch = (cols + REPACK_PIECE - 1) \/ REPACK_PIECE * REPACK_PIECE;/') ;;
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
             edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem>>>/    kernel<<<tiles, THREADS, smem>>>/') ;;
+        "step10_warp_specialized direct") what="the epilogue stores straight from the accumulators, as in step 09"
+            shape="-s 2048"
+            edits=('/^            __syncwarp(); \/\/ the next pass writes where this one read$/{n;d}'
+                   '/^        \/\/ ---- epilogue: alpha, beta, store/,/^            __syncwarp(); \/\/ the next pass writes where this one read$/c\        // ---- epilogue: straight from the accumulators\n        const int g = lane / QUAD, tc = lane % QUAD * 2;\n#pragma unroll\n        for (int j = 0; j < FN; ++j)\n#pragma unroll\n            for (int h = 0; h < 2; ++h)\n                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,\n                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);') ;;
         step11_stream_k) what="shares over all SMs, not every tile cut in the same number of parts: even = false"
             shape="-m 512 -n 1024 -k 65536"
             edits=('s/^    const bool even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/    const bool even = false;/') ;;

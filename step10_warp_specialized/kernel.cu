@@ -28,9 +28,23 @@
  *   share A and B in L2, and the producer copies the next tile's first
  *   k-tiles while the consumers store this one.
  *
+ * The second idea: the epilogue passes through shared memory. Straight from
+ * the accumulators, a warp's store writes two floats in each of 8 rows: 8
+ * pieces of 32 bytes in 8 lines of C. Instead each warp writes its 16 rows
+ * into its part of a slice of shared memory, OUT_N = 32 columns at a time,
+ * and reads them back by rows, so that 8 lanes store a row's whole 128-byte
+ * line in float4s (where C's rows allow them: N a multiple of 4 and C
+ * 16-byte aligned; else a lane stores a float, a warp a row). Each row of
+ * the slice is padded by OUT_PAD floats, so that the 4 rows a half-warp
+ * writes start in different banks. Tried with the stores straight from the
+ * accumulators, as in step 09, at 2048^3 (a tile per block, all stored at
+ * the end):
+ * Measured (scripts/try.sh 10 direct, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ * tried 557.50 TFLOPS (94.4% of cuBLAS), as is 584.83 (99.7%).
+ *
  * Why it is faster: the tensor cores wait for nothing the producer can do
- * ahead of time, and a tile's loads no longer wait for the last one's
- * epilogue.
+ * ahead of time, a tile's loads no longer wait for the last one's
+ * epilogue, and the epilogue stores whole lines.
  *
  * What limits it now: while the consumers store a tile, they multiply
  * nothing. And the work is divided by tiles: where the tiles do not fill
@@ -39,11 +53,12 @@
  *
  * Launch: one block per SM (fewer if C has fewer tiles), THREADS threads:
  * a producer warpgroup and CONSUMERS consumer warpgroups, STAGES *
- * STAGE_BYTES of dynamic shared memory; before it, a repack of A or B where
- * TMA cannot read it, as in step 09.
+ * STAGE_BYTES of dynamic shared memory and the epilogue's slice, BM x
+ * (OUT_N + OUT_PAD) floats; before it, a repack of A or B where TMA cannot
+ * read it, as in step 09.
  *
- * Measured: 607.53 TFLOPS, 98.3% of cuBLAS GemmEx, 1.00x step 09
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
+ * Measured: 617.36 TFLOPS, 100.3% of cuBLAS GemmEx, 1.07x step 09
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
 #include "repack.cuh"
@@ -53,12 +68,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
 constexpr int BN = 256; // columns of C per block
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
 constexpr int STAGES = 4; // tiles in shared memory
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
+// The epilogue's pass: OUT_N columns of the tile, each row padded so that
+// the 4 rows a half-warp writes start in different banks.
+constexpr int OUT_N = 32, OUT_PAD = 8;
 constexpr int WGMMA_M = 64, WGMMA_N = BN, WGMMA_K = 16; // wgmma.m64n256k16
 constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's 16 x 8 tiles
 
@@ -191,7 +210,7 @@ __device__ void store(float *C, int M, int N, int r, int c, float v, float alpha
     *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
 }
 
-// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// The same for the W floats of v (a float4, or a float) at C(r, c..c+W-1).
 // VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
 // are inside or all outside.
 template <bool VEC, typename V>
@@ -319,15 +338,28 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             mbar_arrive(&empty[(n - 1) % STAGES]);
 
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
-        // straight from the accumulators, while the producer copies the next
-        // tile: rows g and g + MMA_M / 2 of each mma tile
-        const int g = lane / QUAD, tc = lane % QUAD * 2;
+        // while the producer copies the next tile. A warp's 16 rows pass
+        // through shared memory OUT_N columns at a time (see the header): in
+        // as the accumulators hold them, rows g and g + MMA_M / 2 of each mma
+        // tile; out as whole rows, a lane's V at a time.
+        using V = std::conditional_t<VEC, float4, float>;
+        constexpr int W = sizeof(V) / sizeof(float), ROW = OUT_N / W; // a row's lanes
+        const int g = lane / QUAD, tc = lane % QUAD * 2, c = lane % ROW * W;
+        float (*out)[OUT_N + OUT_PAD] = reinterpret_cast<float (*)[OUT_N + OUT_PAD]>(smem + STAGES * STAGE_BYTES) + wm;
 #pragma unroll
-        for (int j = 0; j < FN; ++j)
+        for (int c0 = 0; c0 < BN; c0 += OUT_N) {
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,
-                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);
+            for (int j = 0; j < OUT_N / MMA_N; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    *reinterpret_cast<float2 *>(&out[h * (MMA_M / 2) + g][j * MMA_N + tc]) =
+                        make_float2(acc[c0 / MMA_N + j][2 * h], acc[c0 / MMA_N + j][2 * h + 1]);
+            __syncwarp();
+#pragma unroll
+            for (int r = lane / ROW; r < MMA_M; r += WARP_SIZE / ROW)
+                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, *reinterpret_cast<V *>(&out[r][c]), alpha, beta);
+            __syncwarp(); // the next pass writes where this one read
+        }
     }
 }
 
@@ -366,11 +398,11 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
     const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
-    const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
+    const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
-    const int smem = STAGES * STAGE_BYTES;
+    const int smem = STAGES * STAGE_BYTES + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg hands registers between the warpgroups of a block that
     // starts with REGS each: with more, the consumers would not get theirs;

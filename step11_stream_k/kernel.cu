@@ -24,7 +24,7 @@
  *   each tile's parts at k-tiles of their own: 512 x 1024 x 65536, 32
  *   tiles of 1024 k-tiles, in shares of 248 on 132 SMs read 584 MB from
  *   memory for A and B's 192 MB (results/h200-2026-11-24/
- *   ncu_step11_cublas.txt) and ran at two thirds of the speed of four
+ *   ncu_step11_cublas.txt) and ran at three fifths of the speed of four
  *   parts of 256 on 128 SMs (the Try-it).
  * - Only where it pays (gemm_launch): passing a partial sum on costs about
  *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
@@ -98,11 +98,12 @@
  *
  * Launch: one block per SM (fewer if C has fewer tiles and none is split,
  * or if each is cut in the same number of parts), THREADS threads,
- * STAGE_SPACE bytes of dynamic shared memory; a workspace of a BM x BN_WIDE
- * float slot and CONSUMERS flags per SM when tiles are split.
+ * STAGE_SPACE bytes of dynamic shared memory and step 10's slice for the
+ * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
+ * per SM when tiles are split.
  *
- * Measured: 607.11 TFLOPS, 98.1% of cuBLAS GemmEx, 1.00x step 10
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-23).
+ * Measured: 616.21 TFLOPS, 99.9% of cuBLAS GemmEx, 1.00x step 10
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
 #include "repack.cuh"
@@ -112,6 +113,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
 // columns of C per block, the kernel's BN: 256, or 128 when C has few tiles (gemm_launch)
@@ -119,6 +121,9 @@ constexpr int BN_WIDE = 256, BN_NARROW = 128;
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
 constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4 wide, 6 narrow
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
+// The epilogue's pass: OUT_N columns of the tile, each row padded so that
+// the 4 rows a half-warp writes start in different banks.
+constexpr int OUT_N = 32, OUT_PAD = 8;
 constexpr int WGMMA_M = 64, WGMMA_K = 16; // wgmma.m64nBNk16
 constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's 16 x 8 tiles
 
@@ -272,7 +277,7 @@ __device__ void store(float *C, int M, int N, int r, int c, float v, float alpha
     *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
 }
 
-// The same for the W floats of v (a float4 or a float2) at C(r, c..c+W-1).
+// The same for the W floats of v (a float4, or a float) at C(r, c..c+W-1).
 // VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
 // are inside or all outside.
 template <bool VEC, typename V>
@@ -359,6 +364,8 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
     }
+    if (whole == tiles) // none split: skip the 64-bit divisions, which delay the block's end
+        return false;
     const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
     const long long first = share(b, split_k_tiles), end = share(b + 1, split_k_tiles);
     // the share's first and last tile, counted among the split tiles
@@ -505,15 +512,28 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         }
 
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
-        // straight from the accumulators, while the producer copies the next
-        // tile: rows g and g + MMA_M / 2 of each mma tile
-        const int g = lane / QUAD, tc = lane % QUAD * 2;
+        // while the producer copies the next tile. A warp's 16 rows pass
+        // through shared memory OUT_N columns at a time (see the header): in
+        // as the accumulators hold them, rows g and g + MMA_M / 2 of each mma
+        // tile; out as whole rows, a lane's V at a time.
+        using V = std::conditional_t<VEC, float4, float>;
+        constexpr int W = sizeof(V) / sizeof(float), ROW = OUT_N / W; // a row's lanes
+        const int g = lane / QUAD, tc = lane % QUAD * 2, c = lane % ROW * W;
+        float (*out)[OUT_N + OUT_PAD] = reinterpret_cast<float (*)[OUT_N + OUT_PAD]>(smem + STAGE_SPACE) + wm;
 #pragma unroll
-        for (int j = 0; j < FN; ++j)
+        for (int c0 = 0; c0 < BN; c0 += OUT_N) {
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,
-                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);
+            for (int j = 0; j < OUT_N / MMA_N; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    *reinterpret_cast<float2 *>(&out[h * (MMA_M / 2) + g][j * MMA_N + tc]) =
+                        make_float2(acc[c0 / MMA_N + j][2 * h], acc[c0 / MMA_N + j][2 * h + 1]);
+            __syncwarp();
+#pragma unroll
+            for (int r = lane / ROW; r < MMA_M; r += WARP_SIZE / ROW)
+                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, *reinterpret_cast<V *>(&out[r][c]), alpha, beta);
+            __syncwarp(); // the next pass writes where this one read
+        }
     }
 }
 
@@ -562,12 +582,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // many, each k-tile half the work and each partial sum half the bytes.
     const int tiles_m = (M + BM - 1) / BM, wide = tiles_m * ((N + BN_WIDE - 1) / BN_WIDE);
     const int bn = 2 * wide <= sms ? BN_NARROW : BN_WIDE, tiles = tiles_m * ((N + bn - 1) / bn);
-    const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
+    const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = bn == BN_WIDE ? (vec ? gemm_kernel<BN_WIDE, true> : gemm_kernel<BN_WIDE, false>)
                                       : (vec ? gemm_kernel<BN_NARROW, true> : gemm_kernel<BN_NARROW, false>);
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
-    const int smem = STAGE_SPACE;
+    const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg hands registers between the warpgroups of a block that
     // starts with REGS each: with more, the consumers would not get theirs;
