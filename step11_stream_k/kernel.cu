@@ -89,7 +89,7 @@
  * Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and N are 8
  * more than a multiple of 16) cost TMA five sectors for every other row of a
  * box instead of four: steps 10 and 11 run much faster at 2992^3 and 3008^3
- * (results/h200-2026-11-23/alignment.txt). While the consumers store a
+ * (results/h200-2026-11-24/alignment.txt). While the consumers store a
  * tile, they still multiply nothing. And cuBLAS runs every shape above in
  * clusters of two blocks that receive each box of A or B together (TMA
  * multicast), so that L2 answers half the requests: at 3000^3, 8.6 million
