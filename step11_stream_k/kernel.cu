@@ -24,8 +24,8 @@
  *   each tile's parts at k-tiles of their own: 512 x 1024 x 65536, 32
  *   tiles of 1024 k-tiles, in shares of 248 on 132 SMs read 584 MB from
  *   memory for A and B's 192 MB (results/h200-2026-11-24/
- *   ncu_step11_cublas.txt) and ran at three fifths of the speed of four
- *   parts of 256 on 128 SMs (the Try-it).
+ *   ncu_step11_cublas.txt) and ran at under three quarters of the speed
+ *   of four parts of 256 on 128 SMs (the Try-it).
  * - Only where it pays (gemm_launch): passing a partial sum on costs about
  *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
  *   saves less than its tile's sums cost. Elsewhere step 10's rounds stay.
@@ -44,6 +44,12 @@
  *   and wgmma.m64n128k16 holds half the accumulators. The stages then take
  *   half the room, and six fit where four did (STAGE_SPACE): with fewer
  *   bytes per stage, more stages keep as many bytes on their way.
+ * - L2 fetches missed lines alone (tensor_map): TMA's L2 promotion is 128
+ *   bytes, not step 10's 256. Where rows do not start on 128-byte lines,
+ *   a box row spans two lines, and 256-byte fetches bring in neighbours
+ *   that no box needs: 5000^3 ran at 431.65 TFLOPS with 256 and 484.09
+ *   with 128; 8192^3, whose rows start on lines, at 660.27 and 659.82
+ *   (results/h200-2026-11-24/l2_promotion.txt).
  * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
  *   write BM - M rows of zeros into every stage. Rows of a tile below M
  *   are never stored, so whatever they hold does not matter.
@@ -102,7 +108,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 616.21 TFLOPS, 99.9% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 610.30 TFLOPS, 100.0% of cuBLAS GemmEx, 0.98x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -540,6 +546,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
+// L2 fetches a missed line alone, not with its neighbour: where rows do not
+// start on lines, a box row spans two, and the neighbours are not needed.
 static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
@@ -550,7 +558,7 @@ static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int 
     CUtensorMap map;
     if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
                           steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
         fprintf(stderr, "gemm_launch: the driver cannot describe a %d x %d matrix to TMA\n", rows, cols);
         exit(1);
     }
