@@ -36,7 +36,8 @@
  * line in float4s (where C's rows allow them: N a multiple of 4 and C
  * 16-byte aligned; else a lane stores a float, a warp a row). Each row of
  * the slice is padded by OUT_PAD floats, so that the 4 rows a half-warp
- * writes start in different banks. Tried with the stores straight from the
+ * writes (shared memory serves 8-byte accesses 16 lanes at a time) start
+ * in different banks. Tried with the stores straight from the
  * accumulators, as in step 09, at 2048^3 (a tile per block, all stored at
  * the end):
  * Measured (scripts/try.sh 10 direct, NVIDIA H200, CUDA 13.0, 2026-11-24):
