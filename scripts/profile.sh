@@ -10,23 +10,29 @@
 # (the check is skipped, so that is the first timed run). The GPU's clocks are
 # left as they are (--clock-control none): the numbers are those of the
 # timed runs. Extra flags for ncu: NCU_FLAGS="...".
+#
+# With --cublas, the same numbers for the cuBLAS kernel the step is timed
+# against (its longest launch in the same run), whose name gives its tile
+# and cluster: what the library does on the same shape.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 usage() {
     cat <<USAGE
-usage: scripts/profile.sh STEP [-s SIZE]
+usage: scripts/profile.sh STEP [-s SIZE] [--cublas]
   STEP      a step's number (07) or folder (step07_pipeline)
   -s SIZE   M = N = K = SIZE (default 4096 for float steps, 8192 for half)
+  --cublas  profile the cuBLAS kernel the step is timed against, not the step
 Environment: NCU_FLAGS (extra ncu flags), NCU (the ncu to use).
 USAGE
 }
 
-step="" size=""
+step="" size="" cublas=0
 while [ $# -gt 0 ]; do
     case $1 in
         -s|--size) positive_int profile.sh "$@"; size=$2; shift 2 ;;
+        --cublas) cublas=1; shift ;;
         -h|--help) usage; exit 0 ;;
         -*) die profile.sh "unknown option '$1' (see --help)" ;;
         *) step=$(find_step profile.sh "$1") || exit 2; shift ;;
@@ -53,14 +59,20 @@ fi
 metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,$pipe"
 metrics+=",l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 metrics+=",l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
-metrics+=",lts__t_bytes.sum.per_second,dram__bytes.sum.per_second"
+metrics+=",lts__t_bytes.sum.per_second,dram__bytes.sum.per_second,lts__t_requests.sum"
+metrics+=",launch__grid_size,launch__cluster_dim_x,launch__cluster_dim_y"
 metrics+=",sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
 for s in $stalls; do metrics+=",smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio"; done
 
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
+# The step's kernel: its first launch. cuBLAS's: every launch of the run is
+# profiled (one of the step, one of cuBLAS, and a repack where there is one),
+# and the longest one not the step's is shown.
+which=(--kernel-name gemm_kernel --launch-count 1)
+[ $cublas = 1 ] && which=(--launch-count 8)
 # shellcheck disable=SC2086 # NCU_FLAGS holds several words
-"$NCU" --clock-control none --kernel-name gemm_kernel --launch-count 1 --csv \
+"$NCU" --clock-control none "${which[@]}" --csv \
     --print-units base --metrics "$metrics" ${NCU_FLAGS:-} \
     ./"$step"/run -s "$size" --warmup 0 --iters 1 --no-check >"$raw" 2>&1 ||
     { tail -n 5 "$raw" >&2; die profile.sh "ncu failed (its last lines are above)"; }
@@ -69,19 +81,34 @@ grep -q '"Metric Name"' "$raw" ||
 
 gpu=$(sed -n 's/^step=.* gpu=\([^ ]*\).*/\1/p' "$raw" | tr _ ' ')
 cuda=$(sed -n 's/^step=.* cuda=\([^ ]*\).*/\1/p' "$raw")
-echo "$step at ${size}^3 on $gpu (CUDA $cuda), $(date -u +%Y-%m-%d): ncu --clock-control none, the first launch of gemm_kernel"
+if [ $cublas = 1 ]; then
+    echo "cuBLAS, as $step is timed against it, at ${size}^3 on $gpu (CUDA $cuda), $(date -u +%Y-%m-%d): ncu --clock-control none, its longest kernel"
+else
+    echo "$step at ${size}^3 on $gpu (CUDA $cuda), $(date -u +%Y-%m-%d): ncu --clock-control none, the first launch of gemm_kernel"
+fi
 echo
 # The CSV's columns are found by name; values may hold thousands separators.
-awk -F'","' -v pipe="$pipe" -v pipe_name="$pipe_name" '
+# A row per metric and launch (ID); the launch shown is chosen at the end.
+awk -F'","' -v pipe="$pipe" -v pipe_name="$pipe_name" -v cublas=$cublas '
     NR == 1 || /"Metric Name"/ {
         for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); col[h] = i }
         next
     }
     col["Metric Name"] && NF >= col["Metric Value"] {
-        v = $col["Metric Value"]; gsub(/[",]/, "", v); val[$col["Metric Name"]] = v
+        v = $col["Metric Value"]; gsub(/[",]/, "", v); id = $col["ID"]
+        kname[id] = $col["Kernel Name"]; all[id, $col["Metric Name"]] = v
     }
     function row(label, value, meaning) { printf "  %-22s %-14s %s\n", label, value, meaning }
     END {
+        shown = ""
+        for (id in kname) {
+            mine = kname[id] ~ /(gemm|repack)_kernel/
+            if (cublas ? mine : !mine) continue
+            if (shown == "" || all[id, "gpu__time_duration.sum"] + 0 > all[shown, "gpu__time_duration.sum"] + 0) shown = id
+        }
+        if (shown == "") { print "profile.sh: ncu saw no such kernel" > "/dev/stderr"; exit 1 }
+        for (k in all) { split(k, key, SUBSEP); if (key[1] == shown) val[key[2]] = all[k] }
+        if (cublas) { kernel = kname[shown]; sub(/\(.*/, "", kernel); sub(/^void /, "", kernel); printf "  kernel: %s\n\n", kernel }
         row("time", sprintf("%.3f ms", val["gpu__time_duration.sum"] / 1e6), "the kernel, once, under the profiler")
         row("SM clock", sprintf("%.2f GHz", val["sm__cycles_elapsed.avg.per_second"] / 1e9), "as the GPU ran it (clocks not locked)")
         row(pipe_name " busy", sprintf("%.1f %%", val[pipe]), "of the cycles: how close the step is to its math units'"'"' peak")
@@ -90,6 +117,9 @@ awk -F'","' -v pipe="$pipe" -v pipe_name="$pipe_name" '
         row("bank conflicts", sprintf("%d ld, %d st", val["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], val["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]), "extra shared-memory passes, whole run")
         row("L2 throughput", sprintf("%.2f TB/s", val["lts__t_bytes.sum.per_second"] / 1e12), "bytes through L2: tiles fetched by the SMs")
         row("DRAM throughput", sprintf("%.2f TB/s", val["dram__bytes.sum.per_second"] / 1e12), "bytes to and from device memory")
+        row("L2 requests", sprintf("%.1f million", val["lts__t_requests.sum"] / 1e6), "asked of L2 by all SMs, whole run")
+        cluster = val["launch__cluster_dim_x"] * val["launch__cluster_dim_y"]
+        row("blocks", val["launch__grid_size"], cluster > 1 ? "in clusters of " cluster ", which can receive a box of A or B together" : "no clusters")
         printf "\n  warp stalls, in cycles per instruction issued (the top four; an SM hides\n  a stall while another warp can issue):\n"
         n = 0
         for (m in val) if (m ~ /^smsp__average_warps_issue_stalled_/) {

@@ -770,6 +770,18 @@ else
     else
         fail "make profile STEP=${built[0]%%_*} SIZE=512"
     fi
+    # cuBLAS's kernel, not the step's: its name, and the L2 requests row
+    last_built=${built[${#built[@]}-1]}
+    if command -v ncu >/dev/null; then
+        if bash scripts/profile.sh "${last_built%%_*}" -s 512 --cublas >"$log" 2>"$log.err" &&
+            head -n 1 "$log" | grep -q '^cuBLAS, as ' && grep -q '^  kernel: ' "$log" &&
+            ! grep -q '^  kernel: .*gemm_kernel' "$log" && grep -q '^  L2 requests ' "$log"; then
+            pass "scripts/profile.sh ${last_built%%_*} -s 512 --cublas: cuBLAS's kernel, named"
+        else
+            fail "scripts/profile.sh ${last_built%%_*} -s 512 --cublas: want cuBLAS's kernel, named"
+        fi
+        rm -f "$log.err"
+    fi
 
     echo "== GPU: compute-sanitizer memcheck and racecheck on small shapes"
     if ! command -v compute-sanitizer >/dev/null; then
