@@ -13,8 +13,9 @@ usage() {
 usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
-              05: unrotated; 06: registers; 07: frags, tile, group; 10: direct); without
-              it, the step's Try-it from the README
+              05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
+              11: wider, eager, up, promotion, noadds); without it, the step's
+              Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
 USAGE
@@ -77,7 +78,20 @@ experiment() {
                    '/^        \/\/ ---- epilogue: alpha, beta, store/,/^            __syncwarp(); \/\/ the next pass writes where this one read$/c\        // ---- epilogue: straight from the accumulators\n        const int g = lane / QUAD, tc = lane % QUAD * 2;\n#pragma unroll\n        for (int j = 0; j < FN; ++j)\n#pragma unroll\n            for (int h = 0; h < 2; ++h)\n                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,\n                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);') ;;
         step11_stream_k) what="shares over all SMs, not every tile cut in the same number of parts: even = false"
             shape="-m 512 -n 1024 -k 65536"
-            edits=('s/^    const bool even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/    const bool even = false;/') ;;
+            edits=('s/^    const bool pays = split_pays(tiles), even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/    const bool pays = split_pays(tiles), even = false;/') ;;
+        "step11_stream_k wider") what="tiles at least 128 wide: BN halves down to BN_NARROW, not BN_NARROWEST"
+            shape="-s 1024"
+            edits=('s/^    while (bn > BN_NARROWEST \&\& /    while (bn > BN_NARROW \&\& /') ;;
+        "step11_stream_k eager") what="splits that save less: FIXUP_K_TILES = 8"
+            shape="-m 2048 -n 2048 -k 32768"
+            edits=('s/^constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;/constexpr int FIXUP_K_TILES = 8, MIN_SHARE = 6;/') ;;
+        "step11_stream_k up") what="every part from its first k-tile up, as whole tiles are"; shape="-s 6144"
+            edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
+        "step11_stream_k promotion") what="TMA's L2 promotion of 256 bytes, as in step 10"; shape="-s 5000"
+            edits=('s/CU_TENSOR_MAP_L2_PROMOTION_L2_128B/CU_TENSOR_MAP_L2_PROMOTION_L2_256B/') ;;
+        "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
+            shape="-m 256 -n 256 -k 131072"
+            edits=('s/^                acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                (void)v;/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

@@ -21,14 +21,18 @@
  *   leaves at most an eighth of the SMs idle. Part i of every tile then
  *   covers the same k-tiles, and the blocks that read a slice of A or B
  *   read it at the same time (next point). Shares over all SMs would start
- *   each tile's parts at k-tiles of their own: 512 x 1024 x 65536, 32
- *   tiles of 1024 k-tiles, in shares of 248 on 132 SMs read 584 MB from
- *   memory for A and B's 192 MB (results/h200-2026-11-24/
- *   ncu_step11_cublas.txt) and ran at under three quarters of the speed
- *   of four parts of 256 on 128 SMs (the Try-it).
+ *   each tile's parts at k-tiles of their own, and the blocks would read A
+ *   and B at as many places at once: 512 x 1024 x 65536, 32 tiles of 1024
+ *   k-tiles, in shares of 248 on 132 SMs, runs at under three quarters of
+ *   the speed of four parts of 256 on 128 SMs (the Try-it).
  * - Only where it pays (gemm_launch): passing a partial sum on costs about
  *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
  *   saves less than its tile's sums cost. Elsewhere step 10's rounds stay.
+ *   2048 x 2048 x 32768 is 128 tiles: its 4 idle SMs lose 4 x 512 / 132 =
+ *   15.5 k-tiles' time each, averaged, under FIXUP_K_TILES. Tried with
+ *   FIXUP_K_TILES = 8, which splits it, for no gain:
+ *   Measured (scripts/try.sh 11 eager, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ *   tried 660.10 TFLOPS (100.1% of cuBLAS), as is 684.62 (100.0%).
  * - Fixup: a part that does not start its tile leaves its partial sum (the
  *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
  *   workspace and raises a flag (st.release: the sum is visible to whoever
@@ -36,20 +40,29 @@
  *   waits for the flags of the blocks after it and adds their sums to its own
  *   in block order, always the same, so a second run gives the same bits;
  *   then it alone applies alpha and beta and stores, as in step 10.
- * - Narrower tiles where C has few (gemm_launch): with fewer 128 x 256
- *   tiles than half the SMs (1024^3: 32), C is cut in 128 x 128 tiles,
- *   twice as many. Without a split, twice as many SMs work, each half as
- *   long; with one, a tile is cut in half as many parts, and each partial
- *   sum is half the bytes (64 KB). BN is the kernel's template parameter,
- *   and wgmma.m64n128k16 holds half the accumulators. The stages then take
- *   half the room, and six fit where four did (STAGE_SPACE): with fewer
- *   bytes per stage, more stages keep as many bytes on their way.
+ * - Narrower tiles where C has few (gemm_launch): while C has no more tiles
+ *   than half the SMs, BN halves, from 256 to 128 always (1024^3: 32 tiles
+ *   of 128 x 256, 64 of 128 x 128). Without a split, twice as many SMs
+ *   work, each half as long; with one, a tile is cut in half as many
+ *   parts, and each partial sum is half the bytes (64 KB). From 128 to 64
+ *   only where the tiles are not split (1024^3: 64 tiles of 16 k-tiles,
+ *   whose shares would be too short to pay for their sums, become 128 of
+ *   128 x 64): a small product runs on twice as many SMs again. Split tiles
+ *   (1024 x 1024 x 16384) stay 128 wide: their parts run long, and a 128 x
+ *   64 k-tile reads 24 KB for half the flops of a 128 x 128's 32 KB. BN is
+ *   the kernel's template parameter; wgmma.m64n128k16 and m64n64k16 hold
+ *   a half and a quarter of the accumulators. The stages then take less
+ *   room, and 6 or 8 fit where 4 did (STAGE_SPACE): with fewer bytes per
+ *   stage, more stages keep as many bytes on their way. Tried with 128 x
+ *   128 tiles at the narrowest, at 1024^3:
+ *   Measured (scripts/try.sh 11 wider, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ *   tried 184.11 TFLOPS (76.1% of cuBLAS), as is 222.95 (90.9%).
  * - L2 fetches missed lines alone (tensor_map): TMA's L2 promotion is 128
  *   bytes, not step 10's 256. Where rows do not start on 128-byte lines,
  *   a box row spans two lines, and 256-byte fetches bring in neighbours
- *   that no box needs: 5000^3 ran at 431.65 TFLOPS with 256 and 484.09
- *   with 128; 8192^3, whose rows start on lines, at 660.27 and 659.82
- *   (results/h200-2026-11-24/l2_promotion.txt).
+ *   that no box needs. Tried with step 10's 256 bytes, at 5000^3:
+ *   Measured (scripts/try.sh 11 promotion, NVIDIA H200, CUDA 13.0,
+ *   2026-11-24): tried 423.80 TFLOPS (67.7% of cuBLAS), as is 477.19 (80.0%).
  * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
  *   write BM - M rows of zeros into every stage. Rows of a tile below M
  *   are never stored, so whatever they hold does not matter.
@@ -62,9 +75,10 @@
  *   (tiles_k - 1 - t) mod tiles_k or, in its last part, at share - 1 - t:
  *   two slices of K at a time (with equal parts, part i's end - 1 - t).
  *   Counting up instead, each block would start at a k-tile of its own,
- *   and A and B of deep products would come from memory again for every
- *   tile (2048 x 2048 x 32768 when it was split: 66% of cuBLAS against
- *   100%, results/h200-2026-11-23/fixup_k_tiles.txt).
+ *   and A and B would come from memory again for every tile. Tried with
+ *   every part from its first k-tile up, at 6144^3:
+ *   Measured (scripts/try.sh 11 up, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ *   tried 607.38 TFLOPS (97.7% of cuBLAS), as is 633.91 (101.6%).
  *
  *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
  *
@@ -86,21 +100,23 @@
  *
  * What limits it now: with far fewer tiles than SMs a tile is cut in many
  * parts, and the block that stores it adds their sums one after the other
- * (256 x 256 x 131072: four tiles in 33 parts each; with the adds left out
- * it runs a fifth faster, results/h200-2026-11-24/even_parts.txt). A
- * split costs a small product more than it saves (1024^3: 64 tiles of 16
- * k-tiles stay whole, on 64 SMs). Narrow tiles read a third more bytes
- * from L2 per flop than wide ones, which is why large products keep 128 x
- * 256.
+ * (256 x 256 x 131072: four tiles in 33 parts each). Tried with the adds
+ * left out (wrong sums: the time of everything else):
+ * Measured (scripts/try.sh 11 noadds, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ * tried 302.89 TFLOPS (75.3% of cuBLAS), as is 233.88 (56.9%).
+ * A split costs a small product more than it saves (1024^3: 128 tiles of
+ * 16 k-tiles stay whole, on 128 SMs). Narrow tiles read more bytes from L2
+ * per flop than wide ones, which is why large products keep 128 x 256.
  * Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and N are 8
  * more than a multiple of 16) cost TMA five sectors for every other row of a
  * box instead of four: steps 10 and 11 run much faster at 2992^3 and 3008^3
  * (results/h200-2026-11-24/alignment.txt). While the consumers store a
- * tile, they still multiply nothing. And cuBLAS runs every shape above in
- * clusters of two blocks that receive each box of A or B together (TMA
- * multicast), so that L2 answers half the requests: at 3000^3, 8.6 million
- * to this kernel's 16.0 million, with 192 x 192 tiles, 256 of them, under
- * two rounds (results/h200-2026-11-24/ncu_step11_cublas.txt).
+ * tile, they still multiply nothing. And cuBLAS runs in clusters of two
+ * blocks that receive each box of A or B together (TMA multicast), so that
+ * L2 answers fewer requests: at 3000^3, 8.5 million to this kernel's 14.7
+ * million, with 192 x 192 tiles (results/h200-2026-11-24/
+ * profile_cublas_3000.txt and profile_step11_3000.txt, from
+ * scripts/profile.sh 11 -s 3000 [--cublas]).
  *
  * Launch: one block per SM (fewer if C has fewer tiles and none is split,
  * or if each is cut in the same number of parts), THREADS threads,
@@ -108,7 +124,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 610.30 TFLOPS, 100.0% of cuBLAS GemmEx, 0.98x step 10
+ * Measured: 638.37 TFLOPS, 100.0% of cuBLAS GemmEx, 1.02x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -122,10 +138,11 @@
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
-// columns of C per block, the kernel's BN: 256, or 128 when C has few tiles (gemm_launch)
-constexpr int BN_WIDE = 256, BN_NARROW = 128;
+// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (gemm_launch);
+// each a multiple of the narrowest, so what holds for it holds for all
+constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
-constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4 wide, 6 narrow
+constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 6 or 8 (BN 256, 128, 64)
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
 // The epilogue's pass: OUT_N columns of the tile, each row padded so that
 // the 4 rows a half-warp writes start in different banks.
@@ -138,8 +155,9 @@ constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
-// When splitting pays (see gemm_launch): it must save an SM more than
-// FIXUP_K_TILES k-tiles' time, and leave each block at least MIN_SHARE.
+// When splitting pays (see the header; split_pays in gemm_launch): the SMs
+// a last round of whole tiles leaves idle must lose more than FIXUP_K_TILES
+// k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
@@ -160,11 +178,10 @@ __host__ __device__ constexpr int stage_bytes(int bn, int a_rows = BM)
 }
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
 
-static_assert(BK == LINE_N && BN_NARROW % LINE_N == 0 && BN_WIDE % LINE_N == 0 && BM % WGMMA_M == 0,
+static_assert(BK == LINE_N && BN_NARROWEST % LINE_N == 0 && BM % WGMMA_M == 0,
               "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
-static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROW) % SWIZZLE_ATOM == 0 &&
-              stage_bytes(BN_WIDE) % SWIZZLE_ATOM == 0, "tiles start on atoms");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROWEST) % SWIZZLE_ATOM == 0, "tiles start on atoms");
 
 __device__ uint32_t smem_addr(const void *p)
 {
@@ -270,6 +287,17 @@ __device__ void wgmma_64xNx16(float (&d)[BN_NARROW / MMA_N][4], uint64_t a, uint
                  "}, %64, %65, 1, 1, 1, 0, 1;\n"
                  : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
                    D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15)
+                 : "l"(a), "l"(b));
+}
+
+// And with B 16 x 64 and D 64 x 64: a quarter of them.
+__device__ void wgmma_64xNx16(float (&d)[BN_NARROWEST / MMA_N][4], uint64_t a, uint64_t b)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, %32, %33, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7)
                  : "l"(a), "l"(b));
 }
 
@@ -459,6 +487,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         int m0, n0;
         tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
         float acc[FN][4] = {};
+        wgmma_wait<0>(acc); // the zeros are set before the first wgmma, not among them (ptxas: C7515)
         for (int t = k0; t < k1; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
 
@@ -585,14 +614,23 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    // One rule picks the tile: 128 x 256, unless C has fewer such tiles than
-    // half the SMs (1024^3: 32, 128 x 4096: 16); then 128 x 128, twice as
-    // many, each k-tile half the work and each partial sum half the bytes.
-    const int tiles_m = (M + BM - 1) / BM, wide = tiles_m * ((N + BN_WIDE - 1) / BN_WIDE);
-    const int bn = 2 * wide <= sms ? BN_NARROW : BN_WIDE, tiles = tiles_m * ((N + bn - 1) / bn);
+    const int tiles_m = (M + BM - 1) / BM, tiles_k = (K + BK - 1) / BK;
+    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
+    const auto split_pays = [&](int tiles) {
+        const int idle = (sms - tiles % sms) % sms;
+        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * sms &&
+               (long long)tiles * tiles_k >= (long long)MIN_SHARE * sms;
+    };
+    // One rule picks the tile: BN halves while C has no more tiles than half
+    // the SMs, down to 128, or to 64 where 128-wide tiles are not split.
+    int bn = BN_WIDE;
+    while (bn > BN_NARROWEST && 2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))
+        bn /= 2;
+    const int tiles = tiles_of(bn);
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel = bn == BN_WIDE ? (vec ? gemm_kernel<BN_WIDE, true> : gemm_kernel<BN_WIDE, false>)
-                                      : (vec ? gemm_kernel<BN_NARROW, true> : gemm_kernel<BN_NARROW, false>);
+    const auto kernel = bn == BN_WIDE     ? (vec ? gemm_kernel<BN_WIDE, true> : gemm_kernel<BN_WIDE, false>)
+                        : bn == BN_NARROW ? (vec ? gemm_kernel<BN_NARROW, true> : gemm_kernel<BN_NARROW, false>)
+                                          : (vec ? gemm_kernel<BN_NARROWEST, true> : gemm_kernel<BN_NARROWEST, false>);
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
     const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
@@ -610,25 +648,11 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // One block per SM (fewer if C has fewer tiles and none is split, or
     // each is cut in the same number of parts). A block waits only for
     // blocks after it, and all are on their SMs at once, so every wait ends.
-    // Tiles are split only where that pays, one rule for every shape: the
-    // SMs a last round of whole tiles leaves idle must lose more than
-    // FIXUP_K_TILES k-tiles' time each, averaged over all SMs (2048 x
-    // 2048 x 32768: 4 idle SMs x 512 k-tiles / 132 = 15.5, measured 2%
-    // slower split than whole; 4096 x 12288 x 4096: 48 x 64 / 132 = 23.3,
-    // 1% faster split: results/h200-2026-11-23/fixup_k_tiles.txt), and
-    // each block's share must be MIN_SHARE k-tiles or more (1024^3 in 128
-    // x 256 tiles: 3.9 each, measured slower split than whole, as the sums
-    // of a tile cut in four or five parts are added one after the other).
-    // Then the blocks take whole tiles while two rounds or more are left,
-    // and split the rest; with fewer tiles than SMs, every tile in the same
-    // number of parts, if that leaves at most an eighth of the SMs idle.
-    const int tiles_k = (K + BK - 1) / BK, idle = (sms - tiles % sms) % sms, parts = sms / tiles;
-    const bool split_pays = (long long)idle * tiles_k > (long long)FIXUP_K_TILES * sms &&
-                            (long long)tiles * tiles_k >= (long long)MIN_SHARE * sms;
-    const bool even = parts >= 2 && sms - parts * tiles <= sms / 8;
-    const int blocks = split_pays ? (even ? parts * tiles : sms) : min(tiles, sms);
+    const int parts = sms / tiles;
+    const bool pays = split_pays(tiles), even = parts >= 2 && sms - parts * tiles <= sms / 8;
+    const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
     static room work;
-    split s = { split_pays ? max(tiles / blocks - 1, 0) * blocks : tiles };
+    split s = { pays ? max(tiles / blocks - 1, 0) * blocks : tiles };
     if (s.whole < tiles) {
         if (!grow(work, (size_t)sms * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
             return; // as above
