@@ -2,7 +2,8 @@
 # A short Nsight Compute profile of one step's kernel: the few numbers the
 # README's explanations use, each with a line saying what it means. Run
 # through `make profile STEP=07`. Every profiler number in the README and in
-# the kernels' headers comes from this script at its default size.
+# the kernels' headers comes from this script, at its default size unless
+# the text names another.
 #
 # The size: 4096^3 for the float steps, 8192^3 for the half steps, so that
 # the kernel runs well over a millisecond. Nsight Compute replays the kernel
