@@ -138,9 +138,9 @@
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
-// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (gemm_launch);
-// each a multiple of the narrowest, so what holds for it holds for all
+// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (gemm_launch)
 constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
+static_assert(BN_WIDE == 2 * BN_NARROW && BN_NARROW == 2 * BN_NARROWEST, "BN halves: the narrowest's checks hold for all");
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
 constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 6 or 8 (BN 256, 128, 64)
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
