@@ -14,8 +14,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, eager, up, promotion, noadds); without it, the step's
-              Try-it from the README
+              11: wider, eager, up, promotion, noadds; 12: single, nostores);
+              without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
 USAGE
@@ -92,6 +92,14 @@ experiment() {
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                (void)v;/') ;;
+        step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
+            edits=('s/^    const int cluster = rows % CLUSTER == 0 \&\& rows \* ((N + BN_WIDE - 1) \/ BN_WIDE) >= sms ? CLUSTER : 1;/    const int cluster = rows % CLUSTER == 0 ? CLUSTER : 1;/') ;;
+        "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
+            shape="-s 5000"
+            edits=('s/^    const int cluster = rows % CLUSTER == 0 \&\& /    const int cluster = false \&\& rows % CLUSTER == 0 \&\& /') ;;
+        "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
+            shape="-s 3000"
+            edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }
