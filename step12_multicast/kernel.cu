@@ -42,15 +42,13 @@
  * Measured (scripts/try.sh 12 single, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 488.07 TFLOPS (81.0% of cuBLAS), as is 572.01 (95.7%).
  *
- * What limits it now: while the consumers store a tile, they multiply
- * nothing. At 3000^3 each block stores two or three tiles of 128 KB, and
- * L2 takes those bytes besides the stages'. Tried with the stores left out
- * (wrong results: the time of everything else), at 3000^3:
+ * What limits it now: writing C. At 3000^3 each block stores two or three
+ * tiles of 128 KB, the last of them when every other block stores its
+ * own, through the L2 that also feeds the stages. Tried with the stores
+ * left out (wrong results: the time of everything else), at 3000^3:
  * Measured (scripts/try.sh 12 nostores, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 549.05 TFLOPS (97.8% of cuBLAS), as is 496.25 (88.9%).
- * The next step would write C with TMA stores from shared memory, or give
- * each consumer a tile of its own, so that one multiplies while the other
- * stores. cuBLAS, at 3000^3, runs clusters of two with 192 x 192 tiles
+ * cuBLAS, at 3000^3, runs clusters of two with 192 x 192 tiles
  * (results/h200-2026-11-24/profile_cublas_3000.txt).
  *
  * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
