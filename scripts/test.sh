@@ -543,7 +543,7 @@ scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 20
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone
 # would take the 16-byte paths; beta = 0.5 so that C is read too. Offset 2
 # with N a multiple of 4 leaves C's rows 8 bytes past a 16-byte boundary:
-# steps 10 and 11 must not store float4s there.
+# steps 10-12 must not store float4s there.
 offset_runs=("136 264 72 1" "136 264 72 2" "256 256 96 3" "2056 2048 136 1" "513 1025 257 2")
 # compute-sanitizer runs (tool M N K): both tools on the element-wise paths
 # (N not a multiple of 8), on the 16-byte paths (136 264 72), and on the
