@@ -110,13 +110,12 @@
  * Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and N are 8
  * more than a multiple of 16) cost TMA five sectors for every other row of a
  * box instead of four: steps 10 and 11 run much faster at 2992^3 and 3008^3
- * (results/h200-2026-11-24/alignment.txt). While the consumers store a
- * tile, they still multiply nothing. And cuBLAS runs in clusters of two
- * blocks that receive each box of A or B together (TMA multicast), so that
- * L2 answers fewer requests: at 3000^3, 8.5 million to this kernel's 14.7
- * million, with 192 x 192 tiles (results/h200-2026-11-24/
+ * (results/h200-2026-11-24/alignment.txt). And cuBLAS runs in clusters of
+ * two blocks that receive each box of A or B together (TMA multicast), so
+ * that L2 answers fewer requests: at 3000^3, 8.5 million to this kernel's
+ * 14.7 million, with 192 x 192 tiles (results/h200-2026-11-24/
  * profile_cublas_3000.txt and profile_step11_3000.txt, from
- * scripts/profile.sh 11 -s 3000 [--cublas]).
+ * scripts/profile.sh 11 -s 3000 [--cublas]). Step 12 takes that idea.
  *
  * Launch: one block per SM (fewer if C has fewer tiles and none is split,
  * or if each is cut in the same number of parts), THREADS threads,
