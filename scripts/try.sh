@@ -14,7 +14,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, eager, up, promotion, noadds; 12: single, nostores);
+              11: wider, eager, up, promotion, noadds; 12: single, nostores;
+              13: always, clusters, breakeven);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -100,6 +101,14 @@ experiment() {
         "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;
+        step13_tile_width) what="tiles 192 wide nowhere: step 12's rule"; shape="-s 3000"
+            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE)) \&\& !split_pays(tiles_of(BN_FIT)))$/    if (false)/') ;;
+        "step13_tile_width always") what="tiles 192 wide wherever tiles 256 wide would be split"; shape="-s 5000"
+            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE)) \&\& !split_pays(tiles_of(BN_FIT)))$/    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE)))/') ;;
+        "step13_tile_width clusters") what="the rule for clusters of two only"; shape="-m 2900 -n 2000 -k 2000"
+            edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
+        "step13_tile_width breakeven") what="the rule for clusters of two only, where the widths break even"; shape="-m 2900 -n 3000 -k 3000"
+            edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

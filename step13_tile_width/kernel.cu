@@ -1,0 +1,686 @@
+/*
+ * step13_tile_width: where tiles 256 wide would be split, tiles 192 wide
+ * that fill the rounds whole.
+ *
+ * What changed: step 12 splits tiles along K wherever a last round of
+ * whole tiles would leave many clusters idle. A split costs more than its
+ * k-tiles: each part that does not start its tile writes its partial sums
+ * to L2 (128 KB per block), and the part that starts it reads them back,
+ * adds and stores C, last, when every other block does the same. A tile
+ * of another width changes how many tiles there are instead, and where
+ * one width leaves a last round mostly empty, the other often fills it:
+ *
+ *   3000^3: 47 k-tiles per tile, 66 clusters of two (tiles: cluster tiles)
+ *
+ *   256 x 256 (step 12): 12 x 12 = 144       256 x 192: 12 x 16 = 192
+ *   tiles, 2.18 rounds: a round whole,        tiles, 2.91 rounds: three
+ *   then 78 tiles in 66 shares of 55-56       rounds whole, 6 of 66 clusters
+ *   k-tiles; 47 + 56 = 103 k-tiles, and       idle in the last; 3 x 47 = 141
+ *   a fixup per block                         k-tiles of 3/4 the work: 106
+ *
+ * - One more width, BN_FIT = 192: the kernel's BN, wgmma.m64n192k16, 96
+ *   accumulators per thread; four stages of 40 KB fit in STAGE_SPACE. In
+ *   a cluster, rank 0 copies two of B's three boxes and rank 1 one.
+ * - The rule (gemm_launch): BN_FIT where tiles of BN_WIDE would be split
+ *   (split_pays) and tiles of BN_FIT would not, that is, where the last
+ *   round of the narrower tiles costs its idle SMs less than FIXUP_K_TILES
+ *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
+ *   would be split, BN_WIDE stays (below). The rule holds for clusters of
+ *   one too. Tried with it for clusters only, at 2900 x 2000 x 2000 (23 rows
+ *   of tiles: clusters of one; 184 tiles of 128 x 256, or 253 of 128 x 192):
+ *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
+ *   2026-11-24): tried 427.60 TFLOPS (78.5% of cuBLAS), as is 510.38 (94.8%).
+ *
+ * Why it is faster: on those shapes no block writes or reads a partial
+ * sum; a few SMs idle in the last round cost less.
+ *
+ * What limits it now: per flop, a narrower tile reads more. A block's
+ * k-tile of 128 x 192 takes 16 KB of A and, in a cluster, half of 24 KB of
+ * B: 28 KB for three quarters of the flops for which the wide tile takes
+ * 32 KB, 17% more L2 traffic per flop. Where both widths would be split
+ * (5000^3), the wide tile is faster. Tried with BN_FIT wherever BN_WIDE
+ * would be split, at 5000^3:
+ * Measured (scripts/try.sh 13 always, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ * tried 562.76 TFLOPS (92.3% of cuBLAS), as is 579.54 (95.4%).
+ * The rule counts rounds and the cost of a split, not those bytes, so near
+ * where the two widths break even it can pick the slower. Tried with the
+ * rule for clusters only at 2900 x 3000 x 3000, where 23 rows of 16 tiles
+ * of 128 x 192 fill 2.79 rounds:
+ * Measured (scripts/try.sh 13 breakeven, NVIDIA H200, CUDA 13.0,
+ * 2026-11-24): tried 470.37 TFLOPS (82.8% of cuBLAS), as is 463.09 (80.4%).
+ *
+ * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
+ * fit at once (fewer if C has fewer tiles), or one block per SM as in step
+ * 11; THREADS threads, STAGE_SPACE bytes of dynamic shared memory and the
+ * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
+ * when tiles are split.
+ *
+ * Measured: 641.28 TFLOPS, 99.6% of cuBLAS GemmEx, 1.03x step 12
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
+ */
+#include "gemm.h"
+#include "repack.cuh"
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <type_traits>
+
+constexpr int BM = 128; // rows of C per block
+// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (gemm_launch)
+constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
+static_assert(BN_WIDE == 2 * BN_NARROW && BN_NARROW == 2 * BN_NARROWEST, "BN halves: the narrowest's checks hold for all");
+// or 192 where tiles of 192 fill the rounds and wide ones would be split (gemm_launch)
+constexpr int BN_FIT = 192;
+static_assert(BN_FIT % BN_NARROWEST == 0 && BN_FIT < BN_WIDE, "whole lines of B; the wide tile's slot holds its sums");
+constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
+constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 4, 6 or 8 (BN 256, 192, 128, 64)
+constexpr int GROUP_M = 8; // tile rows in one group of the block order
+constexpr int CLUSTER = 2; // blocks in a cluster, the most (gemm_launch)
+// The epilogue's pass: OUT_N columns of the tile, each row padded so that
+// the 4 rows a half-warp writes start in different banks.
+constexpr int OUT_N = 32, OUT_PAD = 8;
+constexpr int WGMMA_M = 64, WGMMA_K = 16; // wgmma.m64nBNk16
+constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's 16 x 8 tiles
+
+constexpr int WARP_SIZE = 32;
+constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
+constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
+constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
+constexpr int QUAD = 4; // lanes that share a row of an mma fragment
+// When splitting pays (see the header; split_pays in gemm_launch): the SMs
+// a last round of whole tiles leaves idle must lose more than FIXUP_K_TILES
+// k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
+constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
+
+constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
+constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
+// Registers per thread after setmaxnreg (multiples of 8). The block starts
+// with REGS each, the most 64K registers give THREADS threads; the producer
+// gives some up, and the consumers can take only what it gave: setmaxnreg.inc
+// waits until the block has them.
+constexpr int REGS = 65536 / THREADS / 8 * 8;
+constexpr int PRODUCER_REGS = 40;
+constexpr int CONSUMER_REGS = (REGS * (1 + CONSUMERS) - PRODUCER_REGS) / CONSUMERS / 8 * 8;
+constexpr int LINE_N = LINE_PIECES * PIECE;            // halves per line: B's columns in one column of lines
+constexpr int KSLICES = BK / WGMMA_K;                  // wgmma per k-tile
+// The bytes of one stage: a tile of A (a_rows of it) and one of B, bn columns wide.
+__host__ __device__ constexpr int stage_bytes(int bn, int a_rows = BM)
+{
+    return (a_rows * BK + BK * bn) * (int)sizeof(__half);
+}
+constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
+
+static_assert(BK == LINE_N && BN_NARROWEST % LINE_N == 0 && BM % WGMMA_M == 0,
+              "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
+static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROWEST) % SWIZZLE_ATOM == 0, "tiles start on atoms");
+
+__device__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+// ---- mbarriers (see the header): arrive, expecting `bytes` from TMA.
+__device__ void mbar_arrive_expect(uint64_t *bar, int bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 : : "r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+
+// Arrives on the barrier at bar's place in the block of this rank in the
+// cluster (mapa: its address there), which may be this block.
+__device__ void mbar_arrive(uint64_t *bar, int rank)
+{
+    asm volatile("{ .reg .b32 there;\n"
+                 "mapa.shared::cluster.u32 there, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [there]; }\n"
+                 : : "r"(smem_addr(bar)), "r"(rank) : "memory");
+}
+
+// Waits until the phase with this parity has completed.
+__device__ void mbar_wait(uint64_t *bar, int parity)
+{
+    asm volatile("{ .reg .pred done;\n"
+                 "WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT_%=; }\n" : : "r"(smem_addr(bar)), "r"(parity) : "memory");
+}
+
+// ---- TMA: the box of the tensor map whose first element is (c0, c1)
+// (innermost coordinate first) into shared memory; its bytes count down bar.
+__device__ void tma_load(__half *dst, const CUtensorMap *map, int c0, int c1, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n"
+                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)) : "memory");
+}
+
+// The same box into this place in every block of the cluster in `mask` (bit
+// r: rank r), on each one's barrier at bar's place: one read from L2, for all.
+__device__ void tma_load_multicast(__half *dst, const CUtensorMap *map, int c0, int c1, uint64_t *bar, int mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%2, %3}], [%4], %5;\n"
+                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"((uint16_t)mask)
+                 : "memory");
+}
+
+// ---- clusters (see the header): every thread of the cluster's blocks
+// waits here for all the others; what each wrote before, the others see after.
+__device__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" : : : "memory");
+}
+
+// The warpgroup's registers per thread from here on: fewer, or more.
+template <int COUNT>
+__device__ void regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" : : "n"(COUNT));
+}
+
+template <int COUNT>
+__device__ void regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" : : "n"(COUNT));
+}
+
+// The descriptor of a matrix in shared memory (see the header). A K-major
+// swizzled operand has no leading offset: the PTX ISA takes it as 1 (16 bytes).
+constexpr int A_LEADING = 16;
+__device__ uint64_t descriptor(const __half *p, int leading_bytes, int stride_bytes)
+{
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(p);
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)(leading_bytes >> 4) << 16 |
+           (uint64_t)(stride_bytes >> 4) << 32 | 1ull << 62;
+}
+
+// Waits until at most PENDING of this warpgroup's wgmma groups are in flight.
+template <int PENDING, int FN>
+__device__ void wgmma_wait(float (&d)[FN][4])
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" : : "n"(PENDING) : "memory");
+    // The accumulators are the wgmma's until here: tell the compiler so.
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            asm volatile("" : "+f"(d[j][i]) : : "memory");
+}
+
+// The four accumulators of 16 x 8 tile j, as asm operands.
+#define D4(j) "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])
+
+// d += a * b, issued by the whole warpgroup: A 64 x 16 (K-major), B 16 x 256
+// (N-major, read transposed: the last 1), D 64 x 256 float (kept: the first 1).
+__device__ void wgmma_64xNx16(float (&d)[BN_WIDE / MMA_N][4], uint64_t a, uint64_t b)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "
+                 "%59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, "
+                 "%78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, "
+                 "%97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "
+                 "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
+                   D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15),
+                   D4(16), D4(17), D4(18), D4(19), D4(20), D4(21), D4(22), D4(23),
+                   D4(24), D4(25), D4(26), D4(27), D4(28), D4(29), D4(30), D4(31)
+                 : "l"(a), "l"(b));
+}
+
+// The same with B 16 x 192 and D 64 x 192: three quarters of the accumulators.
+__device__ void wgmma_64xNx16(float (&d)[BN_FIT / MMA_N][4], uint64_t a, uint64_t b)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "
+                 "%59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, "
+                 "%78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+                 "}, %96, %97, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
+                   D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15),
+                   D4(16), D4(17), D4(18), D4(19), D4(20), D4(21), D4(22), D4(23)
+                 : "l"(a), "l"(b));
+}
+
+// The same with B 16 x 128 and D 64 x 128: half the accumulators.
+__device__ void wgmma_64xNx16(float (&d)[BN_NARROW / MMA_N][4], uint64_t a, uint64_t b)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "
+                 "%59, %60, %61, %62, %63"
+                 "}, %64, %65, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
+                   D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15)
+                 : "l"(a), "l"(b));
+}
+
+// And with B 16 x 64 and D 64 x 64: a quarter of them.
+__device__ void wgmma_64xNx16(float (&d)[BN_NARROWEST / MMA_N][4], uint64_t a, uint64_t b)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, %32, %33, 1, 1, 1, 0, 1;\n"
+                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7)
+                 : "l"(a), "l"(b));
+}
+
+// C(r, c) = alpha * v + beta * C(r, c), inside C only; with beta == 0, C is
+// not read.
+__device__ void store(float *C, int M, int N, int r, int c, float v, float alpha, float beta)
+{
+    if (r >= M || c >= N)
+        return;
+    float *p = &C[r * N + c];
+    *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
+}
+
+// The same for the W floats of v (a float4, or a float) at C(r, c..c+W-1).
+// VEC: one W-float access; needs N % W == 0 and an aligned C, so that all W
+// are inside or all outside.
+template <bool VEC, typename V>
+__device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, float beta)
+{
+    constexpr int W = sizeof(V) / sizeof(float);
+    float *x = reinterpret_cast<float *>(&v);
+    if constexpr (VEC) {
+        if (r >= M || c >= N)
+            return;
+        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            x[i] *= alpha;
+        if (beta != 0.0f) {
+            const V old = *p;
+#pragma unroll
+            for (int i = 0; i < W; ++i)
+                x[i] += beta * reinterpret_cast<const float *>(&old)[i];
+        }
+        *p = v;
+    } else {
+        for (int i = 0; i < W; ++i)
+            store(C, M, N, r, c + i, x[i], alpha, beta);
+    }
+}
+
+// ---- load tiles: tile k0 of A and B into one stage, by one producer
+// thread: a TMA box of A (a_rows of BM rows: see gemm_launch) and BN /
+// LINE_N boxes of B, on a barrier armed with their bytes. The blocks of a
+// cluster need the same tile of B: the block of rank r copies boxes r,
+// r + cluster, ... into every block's stage.
+template <int BN>
+__device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
+                           const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows, int cluster)
+{
+    if (threadIdx.x == 0) {
+        mbar_arrive_expect(bar, stage_bytes(BN, a_rows));
+        tma_load(As, map_a, k0, m0, bar);
+#pragma unroll
+        for (int j = 0; j < BN / LINE_N; ++j)
+            if (cluster == 1)
+                tma_load(Bs + j * BK * LINE_N, map_b, n0 + j * LINE_N, k0, bar);
+            else if (j % cluster == (int)blockIdx.x % cluster)
+                tma_load_multicast(Bs + j * BK * LINE_N, map_b, n0 + j * LINE_N, k0, bar, (1 << cluster) - 1);
+    }
+}
+
+// The top-left element of this block's rows of tile number `tile` of C (a
+// tile: cluster x BM rows, BM for each block of the cluster, in rank order).
+// A row of the numbering is GROUP_M tile rows, numbered down its columns, so
+// that the tiles in flight share more of A and B in L2 (the last row may
+// have fewer).
+template <int BN>
+__device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int &m0, int &n0)
+{
+    const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
+    const int group_rows = min(tiles_m - first_row, GROUP_M);
+    const int in_group = tile % (GROUP_M * tiles_n);
+    m0 = ((first_row + in_group % group_rows) * cluster + (int)blockIdx.x % cluster) * BM;
+    n0 = in_group / group_rows * BN;
+}
+
+// How the work is shared out (see the header): tiles 0 .. whole - 1 whole,
+// one per cluster in turn, as in step 10; the k-tiles of the others in
+// equal shares, one per cluster, cut where tiles end into parts. A block
+// whose part does not start its tile leaves its sum in its slot of partials
+// and raises its flags (one per consumer); the block of the same rank whose
+// part starts the tile adds those sums to its own, in cluster order, and
+// lowers the flags.
+struct split {
+    int whole;
+    float *partials; // a slot of BM x BN_WIDE floats per block
+    int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
+};
+
+// The first k-tile of cluster u's share, counted over the split tiles'
+// k-tiles (the first k-tile of tile `whole` is 0).
+__device__ long long share(int u, long long split_k_tiles, int cluster)
+{
+    return u * split_k_tiles / (gridDim.x / cluster);
+}
+
+// Part p of this cluster's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
+// false past its last part. Its whole tiles first; then, of its share, the
+// tiles in the middle, the end of the first tile, the start of the last (see
+// the header for why this order).
+__device__ bool part(int p, int whole, int tiles, int tiles_k, int cluster, int &tile, int &k0, int &k1)
+{
+    const int b = blockIdx.x / cluster, blocks = gridDim.x / cluster, rounds = (whole - b + blocks - 1) / blocks;
+    if (p < rounds) {
+        tile = b + p * blocks, k0 = 0, k1 = tiles_k;
+        return true;
+    }
+    if (whole == tiles) // none split: skip the 64-bit divisions, which delay the block's end
+        return false;
+    const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
+    const long long first = share(b, split_k_tiles, cluster), end = share(b + 1, split_k_tiles, cluster);
+    // the share's first and last tile, counted among the split tiles
+    const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
+    const int q = p - rounds, count = last_t - first_t + 1;
+    if (first >= end || q >= count)
+        return false;
+    const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
+    k0 = (int)max(first - (long long)t * tiles_k, 0LL);
+    k1 = (int)min(end - (long long)t * tiles_k, (long long)tiles_k);
+    tile = whole + t;
+    return true;
+}
+
+// Block u's slot, this consumer's 64 rows of it: its thread's float4 of
+// 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
+template <int FN>
+__device__ float4 *slot(const split &s, int u, int wg)
+{
+    return reinterpret_cast<float4 *>(s.partials) + ((size_t)u * CONSUMERS + wg) * FN * WARPGROUP +
+           threadIdx.x % WARPGROUP;
+}
+
+// The threads of consumer warpgroup wg wait for each other (barrier 0 is
+// __syncthreads's).
+__device__ void warpgroup_sync(int wg)
+{
+    asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
+}
+
+template <int BN, bool VEC, int CLUSTER_BLOCKS>
+__global__ void __launch_bounds__(THREADS, 1)
+gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+            int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
+{
+    constexpr int STAGES = STAGE_SPACE / stage_bytes(BN); // tiles in shared memory
+    extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
+    __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
+    __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
+    __shared__ uint64_t full[STAGES];  // stage s's tile has landed
+    __shared__ uint64_t empty[STAGES]; // every consumer of the cluster is done with stage s
+
+    constexpr int cluster = CLUSTER_BLOCKS; // 1 or CLUSTER (gemm_launch)
+    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + BN - 1) / BN;
+    const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
+    // the consumer warpgroup (-1: the producer); a consumer warp's rows of D
+    const int wg = threadIdx.x / WARPGROUP - 1, wm = (warp - WARPGROUP / WARP_SIZE) * MMA_M;
+    const int tiles_k = (K + BK - 1) / BK;
+    constexpr int FN = BN / MMA_N; // 16 x 8 tiles per warp
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: the cluster's consumers
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&full[s])));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(cluster * CONSUMERS));
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" : : : "memory");
+    }
+    cluster_sync(); // the barriers exist before anyone in the cluster waits on them or copies to them
+
+    // A k-tile's number among all this block copies or multiplies: stage
+    // n % STAGES, on that stage's round n / STAGES.
+    int n = 0;
+    if (wg < 0) {
+        regs_dec<PRODUCER_REGS>();
+        // ---- load tiles: every k-tile of every part of this block's
+        // work, each into the next stage once the consumers have released it
+        int tile, k0, k1;
+        for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
+            int m0, n0;
+            tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
+            for (int t = k0; t < k1; ++t, ++n) {
+                mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
+                // a piece of a tile from its last k-tile down (see the header)
+                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;
+                load_tiles<BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0, k * BK,
+                               min(M, BM), cluster);
+            }
+        }
+        cluster_sync(); // as the consumers do, at the end
+        return;
+    }
+
+    regs_inc<CONSUMER_REGS>();
+    const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
+    int tile, k0, k1;
+    for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
+        int m0, n0;
+        tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
+        float acc[FN][4] = {};
+        wgmma_wait<0>(acc); // the zeros are set before the first wgmma, not among them (ptxas: C7515)
+        for (int t = k0; t < k1; ++t, ++n) {
+            mbar_wait(&full[n % STAGES], n / STAGES % 2);
+
+            // ---- compute: a wgmma per WGMMA_K-deep slice, the tile's in one group
+            asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
+#pragma unroll
+            for (int s = 0; s < KSLICES; ++s)
+                wgmma_64xNx16(acc,
+                                descriptor(&As[n % STAGES][wg * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
+                                descriptor(&Bs[n % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
+                                           SWIZZLE_ATOM));
+            asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
+            // The previous k-tile's group is done (this one may still run):
+            // its stage goes back to the producers, of every block of the
+            // cluster, which all copy into it.
+            wgmma_wait<1>(acc);
+            if (t > k0 && threadIdx.x % WARPGROUP == 0)
+                for (int r = 0; r < cluster; ++r)
+                    mbar_arrive(&empty[(n - 1) % STAGES], r);
+        }
+        wgmma_wait<0>(acc);
+        if (threadIdx.x % WARPGROUP == 0)
+            for (int r = 0; r < cluster; ++r)
+                mbar_arrive(&empty[(n - 1) % STAGES], r);
+
+        // ---- fixup: a part that does not start its tile leaves its sum
+        // in this block's slot; one that starts it but does not end it adds
+        // the sums of the next clusters' parts (their blocks of this rank),
+        // always in cluster order, so the result is the same from run to run.
+        if (k0 > 0) {
+#pragma unroll
+            for (int j = 0; j < FN; ++j)
+                __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+            __threadfence(); // the sums are in L2, where other SMs read, before the flag says so
+            warpgroup_sync(wg);
+            if (threadIdx.x % WARPGROUP == 0)
+                asm volatile("st.release.gpu.global.b32 [%0], 1;\n"
+                             : : "l"(&s.flags[blockIdx.x * CONSUMERS + wg]) : "memory");
+            continue;
+        }
+        int later = 0; // the clusters after this one whose shares start inside this tile
+        while (k1 < tiles_k &&
+               share(blockIdx.x / cluster + 1 + later, split_k_tiles, cluster) < (long long)(tile - s.whole + 1) * tiles_k)
+            ++later;
+        // Their flags, a thread each (all are usually up by now), lowered
+        // again for the next launch; then their sums.
+        for (int i = threadIdx.x % WARPGROUP; i < later; i += WARPGROUP) {
+            int *flag = &s.flags[(blockIdx.x + (1 + i) * cluster) * CONSUMERS + wg], raised;
+            do
+                asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
+            while (!raised);
+            *flag = 0;
+        }
+        warpgroup_sync(wg);
+        for (int u = blockIdx.x + cluster; u <= blockIdx.x + later * cluster; u += cluster) {
+#pragma unroll
+            for (int j = 0; j < FN; ++j) {
+                const float4 v = __ldcg(slot<FN>(s, u, wg) + j * WARPGROUP);
+                acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+            }
+        }
+
+        // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
+        // while the producer copies the next tile. A warp's 16 rows pass
+        // through shared memory OUT_N columns at a time (see the header): in
+        // as the accumulators hold them, rows g and g + MMA_M / 2 of each mma
+        // tile; out as whole rows, a lane's V at a time.
+        using V = std::conditional_t<VEC, float4, float>;
+        constexpr int W = sizeof(V) / sizeof(float), ROW = OUT_N / W; // a row's lanes
+        const int g = lane / QUAD, tc = lane % QUAD * 2, c = lane % ROW * W;
+        float (*out)[OUT_N + OUT_PAD] = reinterpret_cast<float (*)[OUT_N + OUT_PAD]>(smem + STAGE_SPACE) + wm;
+#pragma unroll
+        for (int c0 = 0; c0 < BN; c0 += OUT_N) {
+#pragma unroll
+            for (int j = 0; j < OUT_N / MMA_N; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    *reinterpret_cast<float2 *>(&out[h * (MMA_M / 2) + g][j * MMA_N + tc]) =
+                        make_float2(acc[c0 / MMA_N + j][2 * h], acc[c0 / MMA_N + j][2 * h + 1]);
+            __syncwarp();
+#pragma unroll
+            for (int r = lane / ROW; r < MMA_M; r += WARP_SIZE / ROW)
+                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, *reinterpret_cast<V *>(&out[r][c]), alpha, beta);
+            __syncwarp(); // the next pass writes where this one read
+        }
+    }
+    // No block leaves before the others of its cluster: until their last
+    // k-tile they copy into this block's stages and arrive on its barriers.
+    cluster_sync();
+}
+
+// The tensor map of a rows x cols matrix of halves whose rows start every
+// `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
+// swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
+// L2 fetches a missed line alone, not with its neighbour: where rows do not
+// start on lines, a box row spans two, and the neighbours are not needed.
+static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
+{
+    static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
+    if (!encode)
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
+    const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
+    const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
+    CUtensorMap map;
+    if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
+                          steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+        fprintf(stderr, "gemm_launch: the driver cannot describe a %d x %d matrix to TMA\n", rows, cols);
+        exit(1);
+    }
+    return map;
+}
+
+extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
+                            const void *B, float beta, float *C)
+{
+    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
+    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
+    // which pays unless the other side is a tile or two across, as the product
+    // reads the copy once per row or column of tiles.
+    static room room_a, room_b;
+    int lda, ldb; // halves from one row of A, and of B, to the next
+    A = for_tma(A, M, K, lda, room_a);
+    B = for_tma(B, K, N, ldb, room_b);
+    if (!A || !B)
+        return; // out of GPU memory: cudaMalloc's error is the caller's to see
+    // A's box has no more rows than A (M < BM: skinny products): TMA would
+    // write the zeros of the others for every k-tile, and those rows of the
+    // tiles, whatever they hold, are never stored.
+    const CUtensorMap map_a = tensor_map(A, M, K, lda, min(M, BM), BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    // Clusters of CLUSTER blocks where C has a round of wide tiles or more
+    // and its rows of tiles pair up, else of one (see the header).
+    const int rows = (M + BM - 1) / BM;
+    const int cluster = rows % CLUSTER == 0 && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
+    // How many clusters of CLUSTER fit on the GPU at once: every kernel
+    // takes the same shared memory, a block per SM. Asked once (of one GPU):
+    // the question takes longer than a small product. A block may use more
+    // than 48 KB of shared memory only if asked; an error here makes the
+    // launch fail, which the caller sees.
+    const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
+    cudaLaunchAttribute cluster_dim = { cudaLaunchAttributeClusterDimension };
+    cluster_dim.val.clusterDim.x = CLUSTER, cluster_dim.val.clusterDim.y = cluster_dim.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, &cluster_dim, 1 };
+    static int fit = 0;
+    if (cluster == CLUSTER && !fit) {
+        cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, CLUSTER>, &config) != cudaSuccess ||
+            fit < 1) {
+            fprintf(stderr, "gemm_launch: no cluster of %d blocks of gemm_kernel fits on this GPU\n", CLUSTER);
+            exit(1);
+        }
+    }
+    const int clusters = cluster == CLUSTER ? fit : sms;
+    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_k = (K + BK - 1) / BK;
+    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
+    const auto split_pays = [&](int tiles) {
+        const int idle = (clusters - tiles % clusters) % clusters;
+        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * clusters &&
+               (long long)tiles * tiles_k >= (long long)MIN_SHARE * clusters;
+    };
+    // One rule picks the tile: BN halves while C has no more tiles than half
+    // the SMs, down to 128, or to 64 where 128-wide tiles are not split.
+    // Clusters of CLUSTER do not halve it: C has a round of wide tiles.
+    int bn = BN_WIDE;
+    while (cluster == 1 && bn > BN_NARROWEST && 2 * tiles_of(bn) <= sms &&
+           (bn == BN_WIDE || !split_pays(tiles_of(bn))))
+        bn /= 2;
+    // Where wide tiles would be split and tiles of BN_FIT would not, the
+    // narrower tile: its rounds leave less idle than a split costs (see the header).
+    if (bn == BN_WIDE && split_pays(tiles_of(BN_WIDE)) && !split_pays(tiles_of(BN_FIT)))
+        bn = BN_FIT;
+    const int tiles = tiles_of(bn);
+    const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
+    const auto kernel =
+        cluster == CLUSTER ? (bn == BN_FIT ? (vec ? gemm_kernel<BN_FIT, true, CLUSTER> : gemm_kernel<BN_FIT, false, CLUSTER>)
+                                           : (vec ? gemm_kernel<BN_WIDE, true, CLUSTER> : gemm_kernel<BN_WIDE, false, CLUSTER>))
+        : bn == BN_FIT     ? (vec ? gemm_kernel<BN_FIT, true, 1> : gemm_kernel<BN_FIT, false, 1>)
+        : bn == BN_WIDE    ? (vec ? gemm_kernel<BN_WIDE, true, 1> : gemm_kernel<BN_WIDE, false, 1>)
+        : bn == BN_NARROW  ? (vec ? gemm_kernel<BN_NARROW, true, 1> : gemm_kernel<BN_NARROW, false, 1>)
+                           : (vec ? gemm_kernel<BN_NARROWEST, true, 1> : gemm_kernel<BN_NARROWEST, false, 1>);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    // setmaxnreg hands registers between the warpgroups of a block that
+    // starts with REGS each: with more, the consumers would not get theirs;
+    // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
+    // with setmaxnreg all that __launch_bounds__ allows; check that it did.
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS) {
+        fprintf(stderr, "gemm_launch: gemm_kernel has %d registers per thread; setmaxnreg assumes %d\n",
+                attr.numRegs, REGS);
+        exit(1);
+    }
+    // All the clusters that fit (fewer if C has fewer tiles and none is
+    // split, or each is cut in the same number of parts). A block waits only
+    // for blocks after it, and all are on their SMs at once, so every wait ends.
+    const int parts = clusters / tiles;
+    const bool pays = split_pays(tiles), even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
+    const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
+    static room work;
+    split s = { pays ? max(tiles / units - 1, 0) * units : tiles };
+    const size_t slots = (size_t)units * cluster; // one per block
+    if (s.whole < tiles) {
+        if (!grow(work, slots * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
+            return; // as above
+        s.partials = (float *)work.p;
+        s.flags = (int *)(s.partials + slots * BM * BN_WIDE);
+    }
+    config.gridDim = dim3(units * cluster);
+    config.numAttrs = cluster == CLUSTER; // a cluster of one: step 11's launch
+    cudaLaunchKernelEx(&config, kernel, map_a, map_b, M, N, K, alpha, beta, C, s);
+}
