@@ -49,7 +49,10 @@
  * Measured (scripts/try.sh 12 nostores, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 549.05 TFLOPS (97.8% of cuBLAS), as is 496.25 (88.9%).
  * cuBLAS, at 3000^3, runs clusters of two with 192 x 192 tiles
- * (results/h200-2026-11-24/profile_cublas_3000.txt).
+ * (results/h200-2026-11-24/profile_cublas_3000.txt): 128 tiles, none
+ * split. Step 13 takes tiles 192 wide where they fill the rounds, and
+ * leaves out the partial sums of split tiles, which every block adds at
+ * the end, when it stores its last tile.
  *
  * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
  * fit at once (fewer if C has fewer tiles), or one block per SM as in step
@@ -57,7 +60,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 633.38 TFLOPS, 99.5% of cuBLAS GemmEx, 1.00x step 11
+ * Measured: 623.14 TFLOPS, 99.5% of cuBLAS GemmEx, 0.99x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
