@@ -26,8 +26,9 @@
  *   round of the narrower tiles costs its idle SMs less than FIXUP_K_TILES
  *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
  *   would be split, BN_WIDE stays (below). The rule holds for clusters of
- *   one too. Tried with it for clusters only, at 2900 x 2000 x 2000 (23 rows
- *   of tiles: clusters of one; 184 tiles of 128 x 256, or 253 of 128 x 192):
+ *   one too. Tried with the rule for clusters only, at 2900 x 2000 x 2000 (23
+ *   rows of tiles: clusters of one; 184 tiles of 128 x 256, or 253 of 128 x
+ *   192):
  *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 427.60 TFLOPS (78.5% of cuBLAS), as is 510.38 (94.8%).
  *
