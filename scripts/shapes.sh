@@ -15,8 +15,8 @@ class_shapes() {
     case $1 in
         square) what="powers of two: tiles fill rounds of 132 SMs or nearly"
             shapes=("1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192") ;;
-        awkward) what="squares whose last round of tiles is mostly empty"
-            shapes=("1000 1000 1000" "3000 3000 3000" "5000 5000 5000" "6144 6144 6144") ;;
+        awkward) what="squares whose last round of tiles is part empty, or rows off 32-byte sectors"
+            shapes=("1000 1000 1000" "3000 3000 3000" "5000 5000 5000" "6144 6144 6144" "7000 7000 7000") ;;
         skinny) what="a few rows of C, so fewer tiles than SMs"
             shapes=("16 8192 8192" "128 4096 4096" "256 8192 4096" "512 12288 4096") ;;
         deep) what="few tiles, each many k-tiles deep"

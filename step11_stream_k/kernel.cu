@@ -123,7 +123,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 626.64 TFLOPS, 100.0% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 629.30 TFLOPS, 100.2% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"

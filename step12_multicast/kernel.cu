@@ -28,10 +28,21 @@
  * - The cluster's blocks start only when both barriers exist and leave
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
- * - Only where C has a round of 128 x 256 tiles or more, in rows that pair
- *   up (gemm_launch). A small product's few tiles are narrower and share
- *   little B; a cluster over an odd last row of tiles multiplies rows
- *   outside C. There the kernel has clusters of one and is step 11's.
+ * - Only where C has a round of 128 x 256 tiles or more (gemm_launch): a
+ *   small product's few tiles are narrower and share little B. Where the
+ *   rows of tiles do not pair up, the last row of clusters has a block
+ *   whose rows are all below C: TMA fills its tiles of A with zeros and it
+ *   stores nothing, a row of tiles more to multiply. That pays where rows
+ *   of A or B do not start on 32-byte sectors (below) and those blocks are
+ *   at most an eighth of all. Elsewhere the kernel has clusters of one and
+ *   is step 11's. Tried with clusters of one over odd rows, at 5400^3 (43
+ *   rows of tiles, 10800-byte rows):
+ *   Measured (scripts/try.sh 12 odd, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ *   tried 511.30 TFLOPS (86.0% of cuBLAS), as is 579.51 (97.7%).
+ *   And with clusters over odd rows where rows start on sectors too, at
+ *   1152 x 8192 x 8192 (9 rows of tiles, 10 of blocks):
+ *   Measured (scripts/try.sh 12 aligned, NVIDIA H200, CUDA 13.0,
+ *   2026-11-24): tried 574.81 TFLOPS (88.7% of cuBLAS), as is 632.07 (96.6%).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
@@ -40,14 +51,14 @@
  * 128-byte row of a box touches five sectors in two lines, not four in one.
  * Tried with clusters of one, at 5000^3:
  * Measured (scripts/try.sh 12 single, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 488.07 TFLOPS (81.0% of cuBLAS), as is 572.01 (95.7%).
+ * tried 485.63 TFLOPS (79.6% of cuBLAS), as is 579.95 (95.4%).
  *
  * What limits it now: writing C. At 3000^3 each block stores two or three
  * tiles of 128 KB, the last of them when every other block stores its
  * own, through the L2 that also feeds the stages. Tried with the stores
  * left out (wrong results: the time of everything else), at 3000^3:
  * Measured (scripts/try.sh 12 nostores, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 549.05 TFLOPS (97.8% of cuBLAS), as is 496.25 (88.9%).
+ * tried 552.64 TFLOPS (98.0% of cuBLAS), as is 497.86 (88.3%).
  * cuBLAS, at 3000^3, runs clusters of two with 192 x 192 tiles
  * (results/h200-2026-11-24/profile_cublas_3000.txt): 128 tiles, none
  * split. Step 13 takes tiles 192 wide where they fill the rounds, and
@@ -60,7 +71,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 623.14 TFLOPS, 99.5% of cuBLAS GemmEx, 0.99x step 11
+ * Measured: 631.80 TFLOPS, 99.5% of cuBLAS GemmEx, 1.00x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -81,6 +92,7 @@ constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halve
 constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 6 or 8 (BN 256, 128, 64)
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
 constexpr int CLUSTER = 2; // blocks in a cluster, the most (gemm_launch)
+constexpr int SECTOR = 32; // bytes: L2 reads and writes memory in sectors
 // The epilogue's pass: OUT_N columns of the tile, each row padded so that
 // the 4 rows a half-warp writes start in different banks.
 constexpr int OUT_N = 32, OUT_PAD = 8;
@@ -591,9 +603,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     // Clusters of CLUSTER blocks where C has a round of wide tiles or more
-    // and its rows of tiles pair up, else of one (see the header).
-    const int rows = (M + BM - 1) / BM;
-    const int cluster = rows % CLUSTER == 0 && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
+    // and its rows of tiles pair up, or, where rows of A or B do not start on
+    // sectors, where the blocks over rows below C are at most an eighth of
+    // all; else of one (see the header).
+    const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
+    const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
+                         (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
+    const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
+    const int cluster = pair && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more

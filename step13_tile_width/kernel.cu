@@ -27,10 +27,15 @@
  *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
  *   would be split, BN_WIDE stays (below). The rule holds for clusters of
  *   one too. Tried with the rule for clusters only, at 2900 x 2000 x 2000 (23
- *   rows of tiles: clusters of one; 184 tiles of 128 x 256, or 253 of 128 x
- *   192):
+ *   rows of tiles whose rows start on sectors: clusters of one; 184 tiles
+ *   of 128 x 256, or 253 of 128 x 192):
  *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 427.60 TFLOPS (78.5% of cuBLAS), as is 510.38 (94.8%).
+ *   2026-11-24): tried 424.85 TFLOPS (78.9% of cuBLAS), as is 509.85 (94.7%).
+ *   And near where the widths break even, at 2900 x 3008 x 3008 (clusters
+ *   of one; 276 tiles of 128 x 256 in 2.09 rounds, or 368 of 128 x 192 in
+ *   2.79):
+ *   Measured (scripts/try.sh 13 breakeven, NVIDIA H200, CUDA 13.0,
+ *   2026-11-24): tried 541.87 TFLOPS (91.3% of cuBLAS), as is 580.72 (94.4%).
  *
  * Why it is faster: on those shapes no block writes or reads a partial
  * sum; a few SMs idle in the last round cost less.
@@ -42,13 +47,9 @@
  * (5000^3), the wide tile is faster. Tried with BN_FIT wherever BN_WIDE
  * would be split, at 5000^3:
  * Measured (scripts/try.sh 13 always, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 562.76 TFLOPS (92.3% of cuBLAS), as is 579.54 (95.4%).
- * The rule counts rounds and the cost of a split, not those bytes, so near
- * where the two widths break even it can pick the slower. Tried with the
- * rule for clusters only at 2900 x 3000 x 3000, where 23 rows of 16 tiles
- * of 128 x 192 fill 2.79 rounds:
- * Measured (scripts/try.sh 13 breakeven, NVIDIA H200, CUDA 13.0,
- * 2026-11-24): tried 470.37 TFLOPS (82.8% of cuBLAS), as is 463.09 (80.4%).
+ * tried 558.55 TFLOPS (92.4% of cuBLAS), as is 586.11 (95.2%).
+ * The rule counts rounds and the cost of a split, not those bytes: where
+ * the widths break even, it may pick the slower.
  *
  * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
  * fit at once (fewer if C has fewer tiles), or one block per SM as in step
@@ -56,7 +57,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 641.28 TFLOPS, 99.6% of cuBLAS GemmEx, 1.03x step 12
+ * Measured: 624.95 TFLOPS, 99.6% of cuBLAS GemmEx, 0.99x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -80,6 +81,7 @@ constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halve
 constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 4, 6 or 8 (BN 256, 192, 128, 64)
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
 constexpr int CLUSTER = 2; // blocks in a cluster, the most (gemm_launch)
+constexpr int SECTOR = 32; // bytes: L2 reads and writes memory in sectors
 // The epilogue's pass: OUT_N columns of the tile, each row padded so that
 // the 4 rows a half-warp writes start in different banks.
 constexpr int OUT_N = 32, OUT_PAD = 8;
@@ -606,9 +608,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     // Clusters of CLUSTER blocks where C has a round of wide tiles or more
-    // and its rows of tiles pair up, else of one (see the header).
-    const int rows = (M + BM - 1) / BM;
-    const int cluster = rows % CLUSTER == 0 && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
+    // and its rows of tiles pair up, or, where rows of A or B do not start on
+    // sectors, where the blocks over rows below C are at most an eighth of
+    // all; else of one (see the header).
+    const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
+    const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
+                         (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
+    const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
+    const int cluster = pair && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
