@@ -17,7 +17,13 @@
  *
  *   A stage's k-th use is its round: full's phase parity is the round's, and
  *   the producer waits for empty on the parity before, which a fresh barrier
- *   counts as done, so the first round needs no release.
+ *   counts as done, so the first round needs no release. The producer
+ *   leaves once the consumers have released every stage, when its last
+ *   copies have landed. When it left with copies in flight, runs without
+ *   tools were right, but compute-sanitizer's racecheck (make test) hung in
+ *   4 of 60 runs at 136 x 264 x 72 (NVIDIA H200, CUDA 13.0, 2026-11-24);
+ *   with the wait, in none of 60 (results/h200-2026-11-24/
+ *   racecheck_hangs.txt).
  * - Registers where they work: setmaxnreg.dec gives up the producer's
  *   registers (it needs few), setmaxnreg.inc hands them to the consumers,
  *   whose 128 accumulators each need them. The launcher checks that the
@@ -308,6 +314,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 load_tiles(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0, t * BK);
             }
         }
+        // Wait until the consumers have released every stage, when each copy
+        // this thread issued has landed: compute-sanitizer's racecheck may
+        // hang on a producer that stops with copies in flight (step 10's header).
+        for (int i = n; i < n + STAGES; ++i)
+            mbar_wait(&empty[i % STAGES], i / STAGES % 2 ^ 1);
         return;
     }
 

@@ -476,6 +476,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                                min(M, BM));
             }
         }
+        // Wait until the consumers have released every stage, when each copy
+        // this thread issued has landed: compute-sanitizer's racecheck may
+        // hang on a producer that stops with copies in flight (step 10's header).
+        for (int i = n; i < n + STAGES; ++i)
+            mbar_wait(&empty[i % STAGES], i / STAGES % 2 ^ 1);
         return;
     }
 
