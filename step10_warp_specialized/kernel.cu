@@ -47,7 +47,7 @@
  * accumulators, as in step 09, at 2048^3 (a tile per block, all stored at
  * the end):
  * Measured (scripts/try.sh 10 direct, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 557.50 TFLOPS (94.4% of cuBLAS), as is 584.83 (99.7%).
+ * tried 548.39 TFLOPS (93.7% of cuBLAS), as is 580.40 (100.6%).
  *
  * Why it is faster: the tensor cores wait for nothing the producer can do
  * ahead of time, a tile's loads no longer wait for the last one's
@@ -64,7 +64,7 @@
  * (OUT_N + OUT_PAD) floats; before it, a repack of A or B where TMA cannot
  * read it, as in step 09.
  *
- * Measured: 631.98 TFLOPS, 100.4% of cuBLAS GemmEx, 1.03x step 09
+ * Measured: 620.17 TFLOPS, 100.3% of cuBLAS GemmEx, 1.02x step 09
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"

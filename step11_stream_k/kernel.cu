@@ -32,7 +32,7 @@
  *   15.5 k-tiles' time each, averaged, under FIXUP_K_TILES. Tried with
  *   FIXUP_K_TILES = 8, which splits it, for no gain:
  *   Measured (scripts/try.sh 11 eager, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 660.10 TFLOPS (100.1% of cuBLAS), as is 684.62 (100.0%).
+ *   tried 658.18 TFLOPS (100.1% of cuBLAS), as is 671.61 (99.9%).
  * - Fixup: a part that does not start its tile leaves its partial sum (the
  *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
  *   workspace and raises a flag (st.release: the sum is visible to whoever
@@ -56,13 +56,16 @@
  *   stage, more stages keep as many bytes on their way. Tried with 128 x
  *   128 tiles at the narrowest, at 1024^3:
  *   Measured (scripts/try.sh 11 wider, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 184.11 TFLOPS (76.1% of cuBLAS), as is 222.95 (90.9%).
+ *   tried 174.31 TFLOPS (90.3% of cuBLAS), as is 232.21 (88.8%).
+ *   cuBLAS's own speed at 1024^3 moves from one process to the next,
+ *   between about 190 and 260 TFLOPS in these runs and in the shapes
+ *   table, and each line's percentage with it: compare the TFLOPS.
  * - L2 fetches missed lines alone (tensor_map): TMA's L2 promotion is 128
  *   bytes, not step 10's 256. Where rows do not start on 128-byte lines,
  *   a box row spans two lines, and 256-byte fetches bring in neighbours
  *   that no box needs. Tried with step 10's 256 bytes, at 5000^3:
  *   Measured (scripts/try.sh 11 promotion, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 423.80 TFLOPS (67.7% of cuBLAS), as is 477.19 (80.0%).
+ *   2026-11-24): tried 431.32 TFLOPS (68.9% of cuBLAS), as is 483.31 (79.0%).
  * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
  *   write BM - M rows of zeros into every stage. Rows of a tile below M
  *   are never stored, so whatever they hold does not matter.
@@ -78,7 +81,7 @@
  *   and A and B would come from memory again for every tile. Tried with
  *   every part from its first k-tile up, at 6144^3:
  *   Measured (scripts/try.sh 11 up, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 607.38 TFLOPS (97.7% of cuBLAS), as is 633.91 (101.6%).
+ *   tried 614.52 TFLOPS (97.0% of cuBLAS), as is 641.99 (101.5%).
  *
  *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
  *
@@ -103,7 +106,7 @@
  * (256 x 256 x 131072: four tiles in 33 parts each). Tried with the adds
  * left out (wrong sums: the time of everything else):
  * Measured (scripts/try.sh 11 noadds, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 302.89 TFLOPS (75.3% of cuBLAS), as is 233.88 (56.9%).
+ * tried 319.76 TFLOPS (77.9% of cuBLAS), as is 243.26 (59.2%).
  * A split costs a small product more than it saves (1024^3: 128 tiles of
  * 16 k-tiles stay whole, on 128 SMs). Narrow tiles read more bytes from L2
  * per flop than wide ones, which is why large products keep 128 x 256.
@@ -123,7 +126,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 629.30 TFLOPS, 100.2% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 617.58 TFLOPS, 99.8% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"

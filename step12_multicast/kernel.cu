@@ -38,11 +38,11 @@
  *   is step 11's. Tried with clusters of one over odd rows, at 5400^3 (43
  *   rows of tiles, 10800-byte rows):
  *   Measured (scripts/try.sh 12 odd, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 511.30 TFLOPS (86.0% of cuBLAS), as is 579.51 (97.7%).
+ *   tried 490.53 TFLOPS (83.9% of cuBLAS), as is 574.23 (97.7%).
  *   And with clusters over odd rows where rows start on sectors too, at
  *   1152 x 8192 x 8192 (9 rows of tiles, 10 of blocks):
  *   Measured (scripts/try.sh 12 aligned, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 574.81 TFLOPS (88.7% of cuBLAS), as is 632.07 (96.6%).
+ *   2026-11-24): tried 570.77 TFLOPS (88.7% of cuBLAS), as is 617.49 (97.1%).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
@@ -51,14 +51,14 @@
  * 128-byte row of a box touches five sectors in two lines, not four in one.
  * Tried with clusters of one, at 5000^3:
  * Measured (scripts/try.sh 12 single, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 485.63 TFLOPS (79.6% of cuBLAS), as is 579.95 (95.4%).
+ * tried 482.51 TFLOPS (79.1% of cuBLAS), as is 582.65 (95.4%).
  *
  * What limits it now: writing C. At 3000^3 each block stores two or three
  * tiles of 128 KB, the last of them when every other block stores its
  * own, through the L2 that also feeds the stages. Tried with the stores
  * left out (wrong results: the time of everything else), at 3000^3:
  * Measured (scripts/try.sh 12 nostores, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 552.64 TFLOPS (98.0% of cuBLAS), as is 497.86 (88.3%).
+ * tried 556.84 TFLOPS (97.1% of cuBLAS), as is 506.76 (88.7%).
  * cuBLAS, at 3000^3, runs clusters of two with 192 x 192 tiles
  * (results/h200-2026-11-24/profile_cublas_3000.txt): 128 tiles, none
  * split. Step 13 takes tiles 192 wide where they fill the rounds, and
@@ -71,7 +71,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 631.80 TFLOPS, 99.5% of cuBLAS GemmEx, 1.00x step 11
+ * Measured: 633.48 TFLOPS, 99.4% of cuBLAS GemmEx, 1.03x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"

@@ -30,12 +30,12 @@
  *   rows of tiles whose rows start on sectors: clusters of one; 184 tiles
  *   of 128 x 256, or 253 of 128 x 192):
  *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 424.85 TFLOPS (78.9% of cuBLAS), as is 509.85 (94.7%).
+ *   2026-11-24): tried 431.80 TFLOPS (79.2% of cuBLAS), as is 512.91 (94.8%).
  *   And near where the widths break even, at 2900 x 3008 x 3008 (clusters
  *   of one; 276 tiles of 128 x 256 in 2.09 rounds, or 368 of 128 x 192 in
  *   2.79):
  *   Measured (scripts/try.sh 13 breakeven, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 541.87 TFLOPS (91.3% of cuBLAS), as is 580.72 (94.4%).
+ *   2026-11-24): tried 541.15 TFLOPS (91.3% of cuBLAS), as is 563.75 (94.8%).
  *
  * Why it is faster: on those shapes no block writes or reads a partial
  * sum; a few SMs idle in the last round cost less.
@@ -47,7 +47,7 @@
  * (5000^3), the wide tile is faster. Tried with BN_FIT wherever BN_WIDE
  * would be split, at 5000^3:
  * Measured (scripts/try.sh 13 always, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 558.55 TFLOPS (92.4% of cuBLAS), as is 586.11 (95.2%).
+ * tried 559.47 TFLOPS (91.8% of cuBLAS), as is 581.44 (95.2%).
  * The rule counts rounds and the cost of a split, not those bytes: where
  * the widths break even, it may pick the slower.
  *
@@ -57,7 +57,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 624.95 TFLOPS, 99.6% of cuBLAS GemmEx, 0.99x step 12
+ * Measured: 627.60 TFLOPS, 99.5% of cuBLAS GemmEx, 0.99x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
