@@ -14,8 +14,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, eager, up, promotion, noadds; 12: single, nostores, odd,
-              aligned; 13: always, clusters, breakeven);
+              11: wider, eager, up, promotion, list, noadds; 12: single,
+              nostores, odd, aligned; 13: always, clusters, breakeven);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -90,9 +90,12 @@ experiment() {
             edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
         "step11_stream_k promotion") what="TMA's L2 promotion of 256 bytes, as in step 10"; shape="-s 5000"
             edits=('s/CU_TENSOR_MAP_L2_PROMOTION_L2_128B/CU_TENSOR_MAP_L2_PROMOTION_L2_256B/') ;;
+        "step11_stream_k list") what="one level of adds: part 0 adds the sums of every other part itself"
+            shape="-m 256 -n 256 -k 131072"
+            edits=('s/^constexpr int FAN_IN = 4;/constexpr int FAN_IN = 64;/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
-            edits=('s/^                acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                (void)v;/') ;;
+            edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
             edits=('s/^    const int cluster = pair \&\& rows \* ((N + BN_WIDE - 1) \/ BN_WIDE) >= sms ? CLUSTER : 1;/    const int cluster = pair ? CLUSTER : 1;/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"

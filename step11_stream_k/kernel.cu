@@ -32,14 +32,23 @@
  *   15.5 k-tiles' time each, averaged, under FIXUP_K_TILES. Tried with
  *   FIXUP_K_TILES = 8, which splits it, for no gain:
  *   Measured (scripts/try.sh 11 eager, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 658.18 TFLOPS (100.1% of cuBLAS), as is 671.61 (99.9%).
+ *   tried 665.45 TFLOPS (99.9% of cuBLAS), as is 673.01 (99.9%).
  * - Fixup: a part that does not start its tile leaves its partial sum (the
  *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
  *   workspace and raises a flag (st.release: the sum is visible to whoever
- *   sees the flag with ld.acquire). The block whose part starts the tile
- *   waits for the flags of the blocks after it and adds their sums to its own
- *   in block order, always the same, so a second run gives the same bits;
- *   then it alone applies alpha and beta and stores, as in step 10.
+ *   sees the flag with ld.acquire). The sums add up in a tree of FAN_IN = 4
+ *   (below): part i of a tile (i: its block's place among the tile's)
+ *   waits for the flags of parts i + 1, i + 2 and i + 3 and adds their sums
+ *   to its own; if i is a multiple of 4, then those of parts i + 4, i + 8
+ *   and i + 12, each by then the sum of four; if of 16, i + 16, ... Always
+ *   in the same order, so a second run gives the same bits. Then part 0
+ *   alone applies alpha and beta and stores, as in step 10, and every other
+ *   part leaves its sum. A tile in up to four parts takes one level; one in
+ *   33 (256 x 256 x 131072) three, where part 0 alone would add 32 sums one
+ *   after the other. Tried with FAN_IN = 64, one level in which part 0
+ *   adds the other 32 sums itself, at 256 x 256 x 131072:
+ *   Measured (scripts/try.sh 11 list, NVIDIA H200, CUDA 13.0, 2026-11-24):
+ *   tried 246.84 TFLOPS (60.5% of cuBLAS), as is 278.32 (68.9%).
  * - Narrower tiles where C has few (gemm_launch): while C has no more tiles
  *   than half the SMs, BN halves, from 256 to 128 always (1024^3: 32 tiles
  *   of 128 x 256, 64 of 128 x 128). Without a split, twice as many SMs
@@ -56,7 +65,7 @@
  *   stage, more stages keep as many bytes on their way. Tried with 128 x
  *   128 tiles at the narrowest, at 1024^3:
  *   Measured (scripts/try.sh 11 wider, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 174.31 TFLOPS (90.3% of cuBLAS), as is 232.21 (88.8%).
+ *   tried 192.84 TFLOPS (75.3% of cuBLAS), as is 225.58 (91.9%).
  *   cuBLAS's own speed at 1024^3 moves from one process to the next,
  *   between about 190 and 260 TFLOPS in these runs and in the shapes
  *   table, and each line's percentage with it: compare the TFLOPS.
@@ -65,7 +74,7 @@
  *   a box row spans two lines, and 256-byte fetches bring in neighbours
  *   that no box needs. Tried with step 10's 256 bytes, at 5000^3:
  *   Measured (scripts/try.sh 11 promotion, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 431.32 TFLOPS (68.9% of cuBLAS), as is 483.31 (79.0%).
+ *   2026-11-24): tried 421.55 TFLOPS (66.8% of cuBLAS), as is 479.10 (78.4%).
  * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
  *   write BM - M rows of zeros into every stage. Rows of a tile below M
  *   are never stored, so whatever they hold does not matter.
@@ -81,7 +90,7 @@
  *   and A and B would come from memory again for every tile. Tried with
  *   every part from its first k-tile up, at 6144^3:
  *   Measured (scripts/try.sh 11 up, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 614.52 TFLOPS (97.0% of cuBLAS), as is 641.99 (101.5%).
+ *   tried 617.71 TFLOPS (97.5% of cuBLAS), as is 643.50 (101.6%).
  *
  *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
  *
@@ -102,11 +111,13 @@
  * and reading one partial sum per block.
  *
  * What limits it now: with far fewer tiles than SMs a tile is cut in many
- * parts, and the block that stores it adds their sums one after the other
- * (256 x 256 x 131072: four tiles in 33 parts each). Tried with the adds
- * left out (wrong sums: the time of everything else):
+ * parts: every part but the first writes its partial sum, and the levels
+ * of the tree read them, one level after the other, while most SMs have
+ * nothing left to do (256 x 256 x 131072: four tiles in 33 parts each,
+ * three levels). Tried with the adds left out (wrong sums; the writes and
+ * the waits stay):
  * Measured (scripts/try.sh 11 noadds, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 319.76 TFLOPS (77.9% of cuBLAS), as is 243.26 (59.2%).
+ * tried 297.19 TFLOPS (74.4% of cuBLAS), as is 278.89 (69.2%).
  * A split costs a small product more than it saves (1024^3: 128 tiles of
  * 16 k-tiles stay whole, on 128 SMs). Narrow tiles read more bytes from L2
  * per flop than wide ones, which is why large products keep 128 x 256.
@@ -126,7 +137,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 617.58 TFLOPS, 99.8% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 619.67 TFLOPS, 100.0% of cuBLAS GemmEx, 0.98x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -161,6 +172,7 @@ constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // a last round of whole tiles leaves idle must lose more than FIXUP_K_TILES
 // k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
+constexpr int FAN_IN = 4; // the fixup's tree: up to FAN_IN - 1 sums per level, a thread waiting for each
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -372,10 +384,8 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0
 
 // How the work is shared out (see the header): tiles 0 .. whole - 1 whole,
 // one per block in turn, as in step 10; the k-tiles of the others in
-// gridDim.x equal shares, cut where tiles end into parts. A part that does
-// not start its tile leaves its sum in the block's slot of partials and
-// raises the block's flags (one per consumer); the block whose part starts
-// the tile adds those sums to its own, in block order, and lowers the flags.
+// gridDim.x equal shares, cut where tiles end into parts, whose sums the
+// fixup adds up through the blocks' slots of partials and their flags.
 struct split {
     int whole;
     float *partials; // a slot of BM x BN_WIDE floats per block
@@ -489,6 +499,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     regs_inc<CONSUMER_REGS>();
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
+    // the share (block) that holds split k-tile x: the last u with share(u) <= x
+    const auto share_of = [&](long long x) { return (int)(((x + 1) * gridDim.x - 1) / split_k_tiles); };
     int tile, k0, k1;
     for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
         int m0, n0;
@@ -517,11 +529,30 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (threadIdx.x % WARPGROUP == 0)
             mbar_arrive(&empty[(n - 1) % STAGES]);
 
-        // ---- fixup: a part that does not start its tile leaves its sum
-        // in this block's slot; one that starts it but does not end it adds
-        // the sums of the next blocks' parts, always in block order, so the
-        // result is the same from run to run.
-        if (k0 > 0) {
+        // ---- fixup (see the header): part i of a tile adds the sums of parts
+        // i + step, i + 2 step, ... in this order, so that a run gives the same
+        // bits as the last; then part 0 stores the tile, the others their sums.
+        const bool alone = k1 - k0 == tiles_k; // the tile in one part
+        const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
+        const int first = alone ? blockIdx.x : share_of(first_k), i = blockIdx.x - first;
+        const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
+        for (int step = 1; i % (FAN_IN * step) == 0 && i + step < parts; step *= FAN_IN) {
+            const int children = min(FAN_IN - 1, (parts - 1 - i) / step), child = 1 + threadIdx.x % WARPGROUP;
+            if (child <= children) { // its flag, a thread each, lowered again for the next launch
+                int *flag = &s.flags[(blockIdx.x + child * step) * CONSUMERS + wg];
+                for (int raised = 0; !raised;)
+                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
+                *flag = 0;
+            }
+            warpgroup_sync(wg);
+            for (int c = 1; c <= children; ++c)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step, wg) + j * WARPGROUP);
+                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                }
+        }
+        if (i > 0) {
 #pragma unroll
             for (int j = 0; j < FN; ++j)
                 __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
@@ -531,26 +562,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 asm volatile("st.release.gpu.global.b32 [%0], 1;\n"
                              : : "l"(&s.flags[blockIdx.x * CONSUMERS + wg]) : "memory");
             continue;
-        }
-        int later = 0; // the blocks after this one whose shares start inside this tile
-        while (k1 < tiles_k && share(blockIdx.x + 1 + later, split_k_tiles) < (long long)(tile - s.whole + 1) * tiles_k)
-            ++later;
-        // Their flags, a thread each (all are usually up by now), lowered
-        // again for the next launch; then their sums.
-        for (int i = threadIdx.x % WARPGROUP; i < later; i += WARPGROUP) {
-            int *flag = &s.flags[(blockIdx.x + 1 + i) * CONSUMERS + wg], raised;
-            do
-                asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
-            while (!raised);
-            *flag = 0;
-        }
-        warpgroup_sync(wg);
-        for (int u = blockIdx.x + 1; u <= blockIdx.x + later; ++u) {
-#pragma unroll
-            for (int j = 0; j < FN; ++j) {
-                const float4 v = __ldcg(slot<FN>(s, u, wg) + j * WARPGROUP);
-                acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-            }
         }
 
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),

@@ -38,11 +38,11 @@
  *   is step 11's. Tried with clusters of one over odd rows, at 5400^3 (43
  *   rows of tiles, 10800-byte rows):
  *   Measured (scripts/try.sh 12 odd, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 490.53 TFLOPS (83.9% of cuBLAS), as is 574.23 (97.7%).
+ *   tried 496.58 TFLOPS (83.7% of cuBLAS), as is 575.68 (97.7%).
  *   And with clusters over odd rows where rows start on sectors too, at
  *   1152 x 8192 x 8192 (9 rows of tiles, 10 of blocks):
  *   Measured (scripts/try.sh 12 aligned, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 570.77 TFLOPS (88.7% of cuBLAS), as is 617.49 (97.1%).
+ *   2026-11-24): tried 567.65 TFLOPS (88.7% of cuBLAS), as is 609.43 (96.6%).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
@@ -51,14 +51,14 @@
  * 128-byte row of a box touches five sectors in two lines, not four in one.
  * Tried with clusters of one, at 5000^3:
  * Measured (scripts/try.sh 12 single, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 482.51 TFLOPS (79.1% of cuBLAS), as is 582.65 (95.4%).
+ * tried 480.27 TFLOPS (79.0% of cuBLAS), as is 576.93 (95.5%).
  *
  * What limits it now: writing C. At 3000^3 each block stores two or three
  * tiles of 128 KB, the last of them when every other block stores its
  * own, through the L2 that also feeds the stages. Tried with the stores
  * left out (wrong results: the time of everything else), at 3000^3:
  * Measured (scripts/try.sh 12 nostores, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 556.84 TFLOPS (97.1% of cuBLAS), as is 506.76 (88.7%).
+ * tried 557.21 TFLOPS (97.0% of cuBLAS), as is 495.74 (88.5%).
  * cuBLAS, at 3000^3, runs clusters of two with 192 x 192 tiles
  * (results/h200-2026-11-24/profile_cublas_3000.txt): 128 tiles, none
  * split. Step 13 takes tiles 192 wide where they fill the rounds, and
@@ -71,7 +71,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 633.48 TFLOPS, 99.4% of cuBLAS GemmEx, 1.03x step 11
+ * Measured: 629.16 TFLOPS, 99.5% of cuBLAS GemmEx, 1.02x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -108,6 +108,7 @@ constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // a last round of whole tiles leaves idle must lose more than FIXUP_K_TILES
 // k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
+constexpr int FAN_IN = 4; // the fixup's tree: up to FAN_IN - 1 sums per level, a thread waiting for each
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -348,11 +349,8 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
 
 // How the work is shared out (see the header): tiles 0 .. whole - 1 whole,
 // one per cluster in turn, as in step 10; the k-tiles of the others in
-// equal shares, one per cluster, cut where tiles end into parts. A block
-// whose part does not start its tile leaves its sum in its slot of partials
-// and raises its flags (one per consumer); the block of the same rank whose
-// part starts the tile adds those sums to its own, in cluster order, and
-// lowers the flags.
+// equal shares, one per cluster, cut where tiles end into parts, whose sums
+// the fixup adds up through the blocks' slots of partials and their flags.
 struct split {
     int whole;
     float *partials; // a slot of BM x BN_WIDE floats per block
@@ -468,6 +466,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     regs_inc<CONSUMER_REGS>();
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
+    // the share (cluster) that holds split k-tile x: the last u with share(u) <= x
+    const auto share_of = [&](long long x) { return (int)(((x + 1) * (gridDim.x / cluster) - 1) / split_k_tiles); };
     int tile, k0, k1;
     for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
         int m0, n0;
@@ -499,11 +499,31 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int r = 0; r < cluster; ++r)
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
-        // ---- fixup: a part that does not start its tile leaves its sum
-        // in this block's slot; one that starts it but does not end it adds
-        // the sums of the next clusters' parts (their blocks of this rank),
-        // always in cluster order, so the result is the same from run to run.
-        if (k0 > 0) {
+        // ---- fixup (see the header): part i of a tile (this rank's block of
+        // cluster i) adds the sums of parts i + step, i + 2 step, ... in this
+        // order, so that a run gives the same bits as the last; then part 0
+        // stores the tile, the others their sums.
+        const bool alone = k1 - k0 == tiles_k; // the tile in one part
+        const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
+        const int first = alone ? blockIdx.x / cluster : share_of(first_k), i = blockIdx.x / cluster - first;
+        const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
+        for (int step = 1; i % (FAN_IN * step) == 0 && i + step < parts; step *= FAN_IN) {
+            const int children = min(FAN_IN - 1, (parts - 1 - i) / step), child = 1 + threadIdx.x % WARPGROUP;
+            if (child <= children) { // its flag, a thread each, lowered again for the next launch
+                int *flag = &s.flags[(blockIdx.x + child * step * cluster) * CONSUMERS + wg];
+                for (int raised = 0; !raised;)
+                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
+                *flag = 0;
+            }
+            warpgroup_sync(wg);
+            for (int c = 1; c <= children; ++c)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step * cluster, wg) + j * WARPGROUP);
+                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                }
+        }
+        if (i > 0) {
 #pragma unroll
             for (int j = 0; j < FN; ++j)
                 __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
@@ -513,27 +533,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 asm volatile("st.release.gpu.global.b32 [%0], 1;\n"
                              : : "l"(&s.flags[blockIdx.x * CONSUMERS + wg]) : "memory");
             continue;
-        }
-        int later = 0; // the clusters after this one whose shares start inside this tile
-        while (k1 < tiles_k &&
-               share(blockIdx.x / cluster + 1 + later, split_k_tiles, cluster) < (long long)(tile - s.whole + 1) * tiles_k)
-            ++later;
-        // Their flags, a thread each (all are usually up by now), lowered
-        // again for the next launch; then their sums.
-        for (int i = threadIdx.x % WARPGROUP; i < later; i += WARPGROUP) {
-            int *flag = &s.flags[(blockIdx.x + (1 + i) * cluster) * CONSUMERS + wg], raised;
-            do
-                asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
-            while (!raised);
-            *flag = 0;
-        }
-        warpgroup_sync(wg);
-        for (int u = blockIdx.x + cluster; u <= blockIdx.x + later * cluster; u += cluster) {
-#pragma unroll
-            for (int j = 0; j < FN; ++j) {
-                const float4 v = __ldcg(slot<FN>(s, u, wg) + j * WARPGROUP);
-                acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-            }
         }
 
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),

@@ -30,12 +30,12 @@
  *   rows of tiles whose rows start on sectors: clusters of one; 184 tiles
  *   of 128 x 256, or 253 of 128 x 192):
  *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 431.80 TFLOPS (79.2% of cuBLAS), as is 512.91 (94.8%).
+ *   2026-11-24): tried 419.56 TFLOPS (78.2% of cuBLAS), as is 503.82 (94.7%).
  *   And near where the widths break even, at 2900 x 3008 x 3008 (clusters
  *   of one; 276 tiles of 128 x 256 in 2.09 rounds, or 368 of 128 x 192 in
  *   2.79):
  *   Measured (scripts/try.sh 13 breakeven, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 541.15 TFLOPS (91.3% of cuBLAS), as is 563.75 (94.8%).
+ *   2026-11-24): tried 535.41 TFLOPS (91.4% of cuBLAS), as is 561.73 (94.6%).
  *
  * Why it is faster: on those shapes no block writes or reads a partial
  * sum; a few SMs idle in the last round cost less.
@@ -47,7 +47,7 @@
  * (5000^3), the wide tile is faster. Tried with BN_FIT wherever BN_WIDE
  * would be split, at 5000^3:
  * Measured (scripts/try.sh 13 always, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 559.47 TFLOPS (91.8% of cuBLAS), as is 581.44 (95.2%).
+ * tried 548.86 TFLOPS (91.7% of cuBLAS), as is 574.09 (95.6%).
  * The rule counts rounds and the cost of a split, not those bytes: where
  * the widths break even, it may pick the slower.
  *
@@ -57,7 +57,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 627.60 TFLOPS, 99.5% of cuBLAS GemmEx, 0.99x step 12
+ * Measured: 628.65 TFLOPS, 99.5% of cuBLAS GemmEx, 1.00x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -97,6 +97,7 @@ constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // a last round of whole tiles leaves idle must lose more than FIXUP_K_TILES
 // k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
+constexpr int FAN_IN = 4; // the fixup's tree: up to FAN_IN - 1 sums per level, a thread waiting for each
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -353,11 +354,8 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
 
 // How the work is shared out (see the header): tiles 0 .. whole - 1 whole,
 // one per cluster in turn, as in step 10; the k-tiles of the others in
-// equal shares, one per cluster, cut where tiles end into parts. A block
-// whose part does not start its tile leaves its sum in its slot of partials
-// and raises its flags (one per consumer); the block of the same rank whose
-// part starts the tile adds those sums to its own, in cluster order, and
-// lowers the flags.
+// equal shares, one per cluster, cut where tiles end into parts, whose sums
+// the fixup adds up through the blocks' slots of partials and their flags.
 struct split {
     int whole;
     float *partials; // a slot of BM x BN_WIDE floats per block
@@ -473,6 +471,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     regs_inc<CONSUMER_REGS>();
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
+    // the share (cluster) that holds split k-tile x: the last u with share(u) <= x
+    const auto share_of = [&](long long x) { return (int)(((x + 1) * (gridDim.x / cluster) - 1) / split_k_tiles); };
     int tile, k0, k1;
     for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
         int m0, n0;
@@ -504,11 +504,31 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int r = 0; r < cluster; ++r)
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
-        // ---- fixup: a part that does not start its tile leaves its sum
-        // in this block's slot; one that starts it but does not end it adds
-        // the sums of the next clusters' parts (their blocks of this rank),
-        // always in cluster order, so the result is the same from run to run.
-        if (k0 > 0) {
+        // ---- fixup (see the header): part i of a tile (this rank's block of
+        // cluster i) adds the sums of parts i + step, i + 2 step, ... in this
+        // order, so that a run gives the same bits as the last; then part 0
+        // stores the tile, the others their sums.
+        const bool alone = k1 - k0 == tiles_k; // the tile in one part
+        const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
+        const int first = alone ? blockIdx.x / cluster : share_of(first_k), i = blockIdx.x / cluster - first;
+        const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
+        for (int step = 1; i % (FAN_IN * step) == 0 && i + step < parts; step *= FAN_IN) {
+            const int children = min(FAN_IN - 1, (parts - 1 - i) / step), child = 1 + threadIdx.x % WARPGROUP;
+            if (child <= children) { // its flag, a thread each, lowered again for the next launch
+                int *flag = &s.flags[(blockIdx.x + child * step * cluster) * CONSUMERS + wg];
+                for (int raised = 0; !raised;)
+                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
+                *flag = 0;
+            }
+            warpgroup_sync(wg);
+            for (int c = 1; c <= children; ++c)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step * cluster, wg) + j * WARPGROUP);
+                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                }
+        }
+        if (i > 0) {
 #pragma unroll
             for (int j = 0; j < FN; ++j)
                 __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
@@ -518,27 +538,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 asm volatile("st.release.gpu.global.b32 [%0], 1;\n"
                              : : "l"(&s.flags[blockIdx.x * CONSUMERS + wg]) : "memory");
             continue;
-        }
-        int later = 0; // the clusters after this one whose shares start inside this tile
-        while (k1 < tiles_k &&
-               share(blockIdx.x / cluster + 1 + later, split_k_tiles, cluster) < (long long)(tile - s.whole + 1) * tiles_k)
-            ++later;
-        // Their flags, a thread each (all are usually up by now), lowered
-        // again for the next launch; then their sums.
-        for (int i = threadIdx.x % WARPGROUP; i < later; i += WARPGROUP) {
-            int *flag = &s.flags[(blockIdx.x + (1 + i) * cluster) * CONSUMERS + wg], raised;
-            do
-                asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
-            while (!raised);
-            *flag = 0;
-        }
-        warpgroup_sync(wg);
-        for (int u = blockIdx.x + cluster; u <= blockIdx.x + later * cluster; u += cluster) {
-#pragma unroll
-            for (int j = 0; j < FN; ++j) {
-                const float4 v = __ldcg(slot<FN>(s, u, wg) + j * WARPGROUP);
-                acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-            }
         }
 
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
