@@ -36,8 +36,8 @@
  * - Fixup: a part that does not start its tile leaves its partial sum (the
  *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
  *   workspace and raises a flag (st.release: the sum is visible to whoever
- *   sees the flag with ld.acquire). The sums add up in a tree of FAN_IN = 4
- *   (below): part i of a tile (i: its block's place among the tile's)
+ *   sees the flag with ld.acquire). The sums add up in a tree of FAN_IN =
+ *   4: part i of a tile (i: its block's place among the tile's blocks)
  *   waits for the flags of parts i + 1, i + 2 and i + 3 and adds their sums
  *   to its own; if i is a multiple of 4, then those of parts i + 4, i + 8
  *   and i + 12, each by then the sum of four; if of 16, i + 16, ... Always
