@@ -499,10 +499,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int r = 0; r < cluster; ++r)
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
-        // ---- fixup (see the header): part i of a tile (this rank's block of
-        // cluster i) adds the sums of parts i + step, i + 2 step, ... in this
-        // order, so that a run gives the same bits as the last; then part 0
-        // stores the tile, the others their sums.
+        // ---- fixup (see the header): part i of a tile (this rank's block in
+        // the tile's i-th cluster) adds the sums of parts i + step, i + 2 step,
+        // ... in this order, so that a run gives the same bits as the last;
+        // then part 0 stores the tile, the others their sums.
         const bool alone = k1 - k0 == tiles_k; // the tile in one part
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x / cluster : share_of(first_k), i = blockIdx.x / cluster - first;
