@@ -65,14 +65,14 @@ awk '
     }
     function flush() {
         if (name == "") return
-        printf "%-28s", name
+        printf "%-34s", name
         for (i = 1; i <= n; i++) printf " %" w[i] "d", count[cols[i]]
         printf "\n"
         delete count
     }
     BEGIN {
         n = split("FFMA LDS.128 LDG.E.128 HMMA LDSM LDGSTS HGMMA UTMALDG SYNCS USETMAXREG LDL STL", cols, " ")
-        printf "%-28s", "kernel"
+        printf "%-34s", "kernel"
         for (i = 1; i <= n; i++) {
             w[i] = length(cols[i]) > 5 ? length(cols[i]) : 5
             printf " %" w[i] "s", cols[i]

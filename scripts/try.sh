@@ -14,8 +14,9 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, eager, up, promotion, list, noadds; 12: single,
-              nostores, odd, aligned; 13: always, clusters, breakeven);
+              11: wider, eager, up, promotion, list, noadds, onekernel;
+              12: single, nostores, odd, aligned; 13: always, clusters,
+              breakeven);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -93,6 +94,9 @@ experiment() {
         "step11_stream_k list") what="one level of adds: part 0 adds the sums of every other part itself"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^constexpr int FAN_IN = 4;/constexpr int FAN_IN = 64;/') ;;
+        "step11_stream_k onekernel") what="one kernel, the one for split tiles, for every shape"
+            shape="-m 2048 -n 2048 -k 128"
+            edits=('s/(vec, pays)/(vec, true)/g') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;

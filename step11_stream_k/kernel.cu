@@ -49,6 +49,15 @@
  *   adds the other 32 sums itself, at 256 x 256 x 131072:
  *   Measured (scripts/try.sh 11 list, NVIDIA H200, CUDA 13.0, 2026-11-24):
  *   tried 246.84 TFLOPS (60.5% of cuBLAS), as is 278.32 (68.9%).
+ * - Two kernels (gemm_kernel's SPLIT): where no tile is split, the launcher
+ *   picks the one compiled without the code for shares and the fixup, and
+ *   part() reaches each whole tile without a division. That code never runs
+ *   there, yet a kernel that holds it runs short products more slowly than
+ *   step 10 does. Tried with the kernel for split tiles on every shape, at
+ *   2048 x 2048 x 128:
+ *   Measured (scripts/try.sh 11 onekernel, NVIDIA H200, CUDA 13.0,
+ *   2026-11-24): tried 100.61 TFLOPS (92.1% of cuBLAS), as is 107.72
+ *   (103.4%).
  * - Narrower tiles where C has few (gemm_launch): while C has no more tiles
  *   than half the SMs, BN halves, from 256 to 128 always (1024^3: 32 tiles
  *   of 128 x 256, 64 of 128 x 128). Without a split, twice as many SMs
@@ -137,7 +146,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 619.67 TFLOPS, 100.0% of cuBLAS GemmEx, 0.98x step 10
+ * Measured: 628.06 TFLOPS, 100.1% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -382,41 +391,35 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0
     n0 = in_group / group_rows * BN;
 }
 
-// How the work is shared out (see the header): tiles 0 .. whole - 1 whole,
-// one per block in turn, as in step 10; the k-tiles of the others in
-// gridDim.x equal shares, cut where tiles end into parts, whose sums the
-// fixup adds up through the blocks' slots of partials and their flags.
+// How the work is shared out (see the header): tiles 0 .. whole - 1 whole, one
+// per block in turn as in step 10; the others' k-tiles in gridDim.x equal shares,
+// cut into parts where tiles end, whose sums the fixup adds through slots and flags.
 struct split {
     int whole;
     float *partials; // a slot of BM x BN_WIDE floats per block
     int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
 };
 
-// The first k-tile of block u's share, counted over the split tiles'
-// k-tiles (the first k-tile of tile `whole` is 0).
-__device__ long long share(int u, long long split_k_tiles)
-{
-    return u * split_k_tiles / gridDim.x;
-}
-
 // Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
 // false past its last part. Its whole tiles first; then, of its share, the
 // tiles in the middle, the end of the first tile, the start of the last (see
 // the header for why this order).
+template <bool SPLIT>
 __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
 {
-    const int b = blockIdx.x, blocks = gridDim.x, rounds = (whole - b + blocks - 1) / blocks;
-    if (p < rounds) {
+    const int b = blockIdx.x, blocks = gridDim.x;
+    if (b + p * blocks < whole) {
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
     }
-    if (whole == tiles) // none split: skip the 64-bit divisions, which delay the block's end
+    if (!SPLIT)
         return false;
+    // block u's share starts at split k-tile u * split_k_tiles / blocks (tile `whole` at 0)
     const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
-    const long long first = share(b, split_k_tiles), end = share(b + 1, split_k_tiles);
-    // the share's first and last tile, counted among the split tiles
+    const long long first = b * split_k_tiles / blocks, end = (b + 1) * split_k_tiles / blocks;
+    // the share's first and last tile, counted among the split tiles; q: this part of the share
     const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
-    const int q = p - rounds, count = last_t - first_t + 1;
+    const int q = p - (whole - b + blocks - 1) / blocks, count = last_t - first_t + 1;
     if (first >= end || q >= count)
         return false;
     const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
@@ -435,14 +438,13 @@ __device__ float4 *slot(const split &s, int u, int wg)
            threadIdx.x % WARPGROUP;
 }
 
-// The threads of consumer warpgroup wg wait for each other (barrier 0 is
-// __syncthreads's).
+// The threads of consumer warpgroup wg wait for each other (barrier 0: __syncthreads's).
 __device__ void warpgroup_sync(int wg)
 {
     asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
 }
 
-template <int BN, bool VEC>
+template <int BN, bool VEC, bool SPLIT>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
             int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
@@ -478,7 +480,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // ---- load tiles: every k-tile of every part of this block's
         // work, each into the next stage once the consumers have released it
         int tile, k0, k1;
-        for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
+        for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
             tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
@@ -499,14 +501,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     regs_inc<CONSUMER_REGS>();
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
-    // the share (block) that holds split k-tile x: the last u with share(u) <= x
+    // the share (block) that holds split k-tile x: the last u whose share starts at x or before
     const auto share_of = [&](long long x) { return (int)(((x + 1) * gridDim.x - 1) / split_k_tiles); };
     int tile, k0, k1;
-    for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
+    for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
         int m0, n0;
         tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
         float acc[FN][4] = {};
-        wgmma_wait<0>(acc); // the zeros are set before the first wgmma, not among them (ptxas: C7515)
+        if constexpr (SPLIT) // the zeros are set before the first wgmma, not among the fixup's adds (ptxas: C7515)
+            wgmma_wait<0>(acc);
         for (int t = k0; t < k1; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
 
@@ -532,7 +535,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // ---- fixup (see the header): part i of a tile adds the sums of parts
         // i + step, i + 2 step, ... in this order, so that a run gives the same
         // bits as the last; then part 0 stores the tile, the others their sums.
-        const bool alone = k1 - k0 == tiles_k; // the tile in one part
+        const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x : share_of(first_k), i = blockIdx.x - first;
         const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
@@ -593,8 +596,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
-// L2 fetches a missed line alone, not with its neighbour: where rows do not
-// start on lines, a box row spans two, and the neighbours are not needed.
+// L2 fetches a missed line alone, not with its neighbour, which a box may not need (see the header).
 static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
@@ -612,6 +614,14 @@ static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int 
     return map;
 }
 
+// gemm_kernel for tiles BN wide: float4 stores or not, the code for split tiles (SPLIT) or not.
+template <int BN>
+static auto kernel_for(bool vec, bool split)
+{
+    return vec ? (split ? gemm_kernel<BN, true, true> : gemm_kernel<BN, true, false>)
+               : (split ? gemm_kernel<BN, false, true> : gemm_kernel<BN, false, false>);
+}
+
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
@@ -625,9 +635,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     B = for_tma(B, K, N, ldb, room_b);
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
-    // A's box has no more rows than A (M < BM: skinny products): TMA would
-    // write the zeros of the others for every k-tile, and those rows of the
-    // tiles, whatever they hold, are never stored.
+    // A's box has no more rows than A (M < BM: skinny products): TMA would write
+    // zeros for the others every k-tile, and those rows of the tiles are never stored.
     const CUtensorMap map_a = tensor_map(A, M, K, lda, min(M, BM), BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
     int device = 0, sms = 0;
     cudaGetDevice(&device);
@@ -645,10 +654,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     while (bn > BN_NARROWEST && 2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))
         bn /= 2;
     const int tiles = tiles_of(bn);
+    const int parts = sms / tiles;
+    const bool pays = split_pays(tiles), even = parts >= 2 && sms - parts * tiles <= sms / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel = bn == BN_WIDE     ? (vec ? gemm_kernel<BN_WIDE, true> : gemm_kernel<BN_WIDE, false>)
-                        : bn == BN_NARROW ? (vec ? gemm_kernel<BN_NARROW, true> : gemm_kernel<BN_NARROW, false>)
-                                          : (vec ? gemm_kernel<BN_NARROWEST, true> : gemm_kernel<BN_NARROWEST, false>);
+    const auto kernel = bn == BN_WIDE     ? kernel_for<BN_WIDE>(vec, pays)
+                        : bn == BN_NARROW ? kernel_for<BN_NARROW>(vec, pays)
+                                          : kernel_for<BN_NARROWEST>(vec, pays);
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
     const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
@@ -666,8 +677,6 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // One block per SM (fewer if C has fewer tiles and none is split, or
     // each is cut in the same number of parts). A block waits only for
     // blocks after it, and all are on their SMs at once, so every wait ends.
-    const int parts = sms / tiles;
-    const bool pays = split_pays(tiles), even = parts >= 2 && sms - parts * tiles <= sms / 8;
     const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
     static room work;
     split s = { pays ? max(tiles / blocks - 1, 0) * blocks : tiles };

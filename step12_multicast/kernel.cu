@@ -71,7 +71,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 629.16 TFLOPS, 99.5% of cuBLAS GemmEx, 1.02x step 11
+ * Measured: 625.22 TFLOPS, 99.6% of cuBLAS GemmEx, 1.00x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
  */
 #include "gemm.h"
@@ -347,41 +347,35 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
     n0 = in_group / group_rows * BN;
 }
 
-// How the work is shared out (see the header): tiles 0 .. whole - 1 whole,
-// one per cluster in turn, as in step 10; the k-tiles of the others in
-// equal shares, one per cluster, cut where tiles end into parts, whose sums
-// the fixup adds up through the blocks' slots of partials and their flags.
+// How the work is shared out (see the header): tiles 0 .. whole - 1 whole, one
+// per cluster in turn as in step 10; the others' k-tiles in a share per cluster,
+// cut into parts where tiles end, whose sums the fixup adds through slots and flags.
 struct split {
     int whole;
     float *partials; // a slot of BM x BN_WIDE floats per block
     int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
 };
 
-// The first k-tile of cluster u's share, counted over the split tiles'
-// k-tiles (the first k-tile of tile `whole` is 0).
-__device__ long long share(int u, long long split_k_tiles, int cluster)
-{
-    return u * split_k_tiles / (gridDim.x / cluster);
-}
-
 // Part p of this cluster's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
 // false past its last part. Its whole tiles first; then, of its share, the
 // tiles in the middle, the end of the first tile, the start of the last (see
 // the header for why this order).
+template <bool SPLIT>
 __device__ bool part(int p, int whole, int tiles, int tiles_k, int cluster, int &tile, int &k0, int &k1)
 {
-    const int b = blockIdx.x / cluster, blocks = gridDim.x / cluster, rounds = (whole - b + blocks - 1) / blocks;
-    if (p < rounds) {
+    const int b = blockIdx.x / cluster, blocks = gridDim.x / cluster;
+    if (b + p * blocks < whole) {
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
     }
-    if (whole == tiles) // none split: skip the 64-bit divisions, which delay the block's end
+    if (!SPLIT)
         return false;
+    // cluster u's share starts at split k-tile u * split_k_tiles / blocks (tile `whole` at 0)
     const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
-    const long long first = share(b, split_k_tiles, cluster), end = share(b + 1, split_k_tiles, cluster);
-    // the share's first and last tile, counted among the split tiles
+    const long long first = b * split_k_tiles / blocks, end = (b + 1) * split_k_tiles / blocks;
+    // the share's first and last tile, counted among the split tiles; q: this part of the share
     const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
-    const int q = p - rounds, count = last_t - first_t + 1;
+    const int q = p - (whole - b + blocks - 1) / blocks, count = last_t - first_t + 1;
     if (first >= end || q >= count)
         return false;
     const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
@@ -400,14 +394,13 @@ __device__ float4 *slot(const split &s, int u, int wg)
            threadIdx.x % WARPGROUP;
 }
 
-// The threads of consumer warpgroup wg wait for each other (barrier 0 is
-// __syncthreads's).
+// The threads of consumer warpgroup wg wait for each other (barrier 0: __syncthreads's).
 __device__ void warpgroup_sync(int wg)
 {
     asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
 }
 
-template <int BN, bool VEC, int CLUSTER_BLOCKS>
+template <int BN, bool VEC, bool SPLIT, int CLUSTER_BLOCKS>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
             int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
@@ -444,7 +437,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // ---- load tiles: every k-tile of every part of this block's
         // work, each into the next stage once the consumers have released it
         int tile, k0, k1;
-        for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
+        for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
             int m0, n0;
             tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
@@ -466,14 +459,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     regs_inc<CONSUMER_REGS>();
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
-    // the share (cluster) that holds split k-tile x: the last u with share(u) <= x
+    // the share (cluster) that holds split k-tile x: the last u whose share starts at x or before
     const auto share_of = [&](long long x) { return (int)(((x + 1) * (gridDim.x / cluster) - 1) / split_k_tiles); };
     int tile, k0, k1;
-    for (int p = 0; part(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
+    for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
         int m0, n0;
         tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
         float acc[FN][4] = {};
-        wgmma_wait<0>(acc); // the zeros are set before the first wgmma, not among them (ptxas: C7515)
+        if constexpr (SPLIT) // the zeros are set before the first wgmma, not among the fixup's adds (ptxas: C7515)
+            wgmma_wait<0>(acc);
         for (int t = k0; t < k1; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
 
@@ -503,7 +497,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // the tile's i-th cluster) adds the sums of parts i + step, i + 2 step,
         // ... in this order, so that a run gives the same bits as the last;
         // then part 0 stores the tile, the others their sums.
-        const bool alone = k1 - k0 == tiles_k; // the tile in one part
+        const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x / cluster : share_of(first_k), i = blockIdx.x / cluster - first;
         const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
@@ -567,8 +561,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
-// L2 fetches a missed line alone, not with its neighbour: where rows do not
-// start on lines, a box row spans two, and the neighbours are not needed.
+// L2 fetches a missed line alone, not with its neighbour, which a box may not need (see the header).
 static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
@@ -586,6 +579,14 @@ static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int 
     return map;
 }
 
+// gemm_kernel for tiles BN wide in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles (SPLIT) or not.
+template <int BN, int CLUSTER_BLOCKS>
+static auto kernel_for(bool vec, bool split)
+{
+    return vec ? (split ? gemm_kernel<BN, true, true, CLUSTER_BLOCKS> : gemm_kernel<BN, true, false, CLUSTER_BLOCKS>)
+               : (split ? gemm_kernel<BN, false, true, CLUSTER_BLOCKS> : gemm_kernel<BN, false, false, CLUSTER_BLOCKS>);
+}
+
 extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                             const void *B, float beta, float *C)
 {
@@ -599,9 +600,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     B = for_tma(B, K, N, ldb, room_b);
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
-    // A's box has no more rows than A (M < BM: skinny products): TMA would
-    // write the zeros of the others for every k-tile, and those rows of the
-    // tiles, whatever they hold, are never stored.
+    // A's box has no more rows than A (M < BM: skinny products): TMA would write
+    // zeros for the others every k-tile, and those rows of the tiles are never stored.
     const CUtensorMap map_a = tensor_map(A, M, K, lda, min(M, BM), BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
     int device = 0, sms = 0;
     cudaGetDevice(&device);
@@ -626,8 +626,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, &cluster_dim, 1 };
     static int fit = 0;
     if (cluster == CLUSTER && !fit) {
-        cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, CLUSTER>, &config) != cudaSuccess ||
+        cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess ||
             fit < 1) {
             fprintf(stderr, "gemm_launch: no cluster of %d blocks of gemm_kernel fits on this GPU\n", CLUSTER);
             exit(1);
@@ -649,12 +649,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
            (bn == BN_WIDE || !split_pays(tiles_of(bn))))
         bn /= 2;
     const int tiles = tiles_of(bn);
+    const int parts = clusters / tiles;
+    const bool pays = split_pays(tiles), even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
-        cluster == CLUSTER ? (vec ? gemm_kernel<BN_WIDE, true, CLUSTER> : gemm_kernel<BN_WIDE, false, CLUSTER>)
-        : bn == BN_WIDE    ? (vec ? gemm_kernel<BN_WIDE, true, 1> : gemm_kernel<BN_WIDE, false, 1>)
-        : bn == BN_NARROW  ? (vec ? gemm_kernel<BN_NARROW, true, 1> : gemm_kernel<BN_NARROW, false, 1>)
-                           : (vec ? gemm_kernel<BN_NARROWEST, true, 1> : gemm_kernel<BN_NARROWEST, false, 1>);
+        cluster == CLUSTER ? kernel_for<BN_WIDE, CLUSTER>(vec, pays)
+        : bn == BN_WIDE    ? kernel_for<BN_WIDE, 1>(vec, pays)
+        : bn == BN_NARROW  ? kernel_for<BN_NARROW, 1>(vec, pays)
+                           : kernel_for<BN_NARROWEST, 1>(vec, pays);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg hands registers between the warpgroups of a block that
     // starts with REGS each: with more, the consumers would not get theirs;
@@ -669,8 +671,6 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // All the clusters that fit (fewer if C has fewer tiles and none is
     // split, or each is cut in the same number of parts). A block waits only
     // for blocks after it, and all are on their SMs at once, so every wait ends.
-    const int parts = clusters / tiles;
-    const bool pays = split_pays(tiles), even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
     static room work;
     split s = { pays ? max(tiles / units - 1, 0) * units : tiles };
