@@ -471,7 +471,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         int m0, n0;
         tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
         float acc[FN][4] = {};
-        if constexpr (SPLIT) // the zeros are set before the first wgmma, not among the fixup's adds (ptxas: C7515)
+        if constexpr (SPLIT) // with the fixup, whose adds write acc: the zeros before the first wgmma (ptxas: C7515)
             wgmma_wait<0>(acc);
         for (int t = k0; t < k1; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
