@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Every kind of shape at a glance: runs chosen steps, and cuBLAS beside each
 # in the same process, over named classes of shapes (square powers of two,
-# awkward squares, skinny, deep K, misaligned, LLM-like), and prints TFLOPS
-# and % of cuBLAS per shape with a bar of each TFLOPS to one scale. The runs
-# skip the check, to stay inside a few minutes; make test checks every step
-# on shapes of each class.
+# awkward squares, skinny, narrow, deep K, misaligned, LLM-like), and prints
+# TFLOPS and % of cuBLAS per shape with a bar of each TFLOPS to one scale.
+# The runs skip the check, to stay inside a few minutes; make test checks
+# every step on shapes of each class.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 # Each class: its name, what makes it hard, and its shapes (M N K each).
-classes_all=(square awkward skinny deep misaligned llm)
+classes_all=(square awkward skinny narrow deep misaligned llm)
 class_shapes() {
     case $1 in
         square) what="powers of two: tiles fill rounds of 132 SMs or nearly"
@@ -19,6 +19,8 @@ class_shapes() {
             shapes=("1000 1000 1000" "3000 3000 3000" "5000 5000 5000" "6144 6144 6144" "7000 7000 7000") ;;
         skinny) what="a few rows of C, so fewer tiles than SMs"
             shapes=("16 8192 8192" "128 4096 4096" "256 8192 4096" "512 12288 4096") ;;
+        narrow) what="a few columns of C: a tile wider than C multiplies columns of zeros"
+            shapes=("16384 64 4096" "32768 128 4096" "8192 96 8192" "65536 16 4096") ;;
         deep) what="few tiles, each many k-tiles deep"
             shapes=("1024 1024 16384" "512 1024 65536" "2048 2048 32768" "256 256 131072") ;;
         misaligned) what="K or N not a multiple of 8, so rows are not 16-byte aligned"

@@ -521,18 +521,21 @@ fi
 # 4100: 48 tiles of 128 x 128; 1152 x 2048 x 4096: 72 of 128 x 256); with
 # more, whole rounds before the split ones (2176 x 4096 x 2048: 272 tiles;
 # 3000^3: 288). The others it does not split, as its rule says (K shorter
-# than a k-tile among them); 1000^3 takes 128 x 128 tiles whole. Step 12
-# runs clusters of two blocks where C has a round of 128 x 256 tiles in an
-# even number of rows of them: 3000^3 (split tiles), 2200 x 4100 x 3000
-# (split, B repacked, a last row of tiles partly below C); and in an odd
-# number where A's rows miss 32-byte sectors: 1152 x 3848 x 520 and 1152 x
-# 3848 x 2056 (9 rows of tiles, the last cluster's second block below C;
-# whole tiles, and split ones, which step 13 makes 192 wide). Step 13 takes
-# tiles 192 wide where those fill the rounds and 256-wide ones would be
-# split: in clusters at 3000^3 and 2200 x 4100 x 3000, in clusters of one
-# at 2176 x 4096 x 2048 and 1152 x 2048 x 4096; 1200 x 7690 x 2000 keeps
-# the 256-wide tiles and splits them in clusters (B repacked, a last row
-# of tiles partly below C).
+# than a k-tile among them); 1000^3 takes 128 x 128 tiles whole. Where C is
+# at most half as wide as a tile, the tile narrows, split or not: 4096 x 64
+# x 4096 (32 tiles of 128 x 64 in 4 parts), 20000 x 100 x 2000 (157 of 128 x
+# 128 in shares, over 157 rows of tiles that steps 12 and 13 do not pair, C
+# being narrow). Step 12 runs clusters of two blocks where C, more than 128
+# wide, has a round of 128 x 256 tiles in an even number of rows of them:
+# 3000^3 (split tiles), 2200 x 4100 x 3000 (split, B repacked, a last row of
+# tiles partly below C); and in an odd number where A's rows miss 32-byte
+# sectors: 1152 x 3848 x 520 and 1152 x 3848 x 2056 (9 rows of tiles, the
+# last cluster's second block below C; whole tiles, and split ones, which
+# step 13 makes 192 wide). Step 13 takes tiles 192 wide where those fill the
+# rounds and 256-wide ones would be split: in clusters at 3000^3 and 2200 x
+# 4100 x 3000, in clusters of one at 2176 x 4096 x 2048 and 1152 x 2048 x
+# 4096; 1200 x 7690 x 2000 keeps the 256-wide tiles and splits them in
+# clusters (B repacked, a last row of tiles partly below C).
 shapes=(
     "1 1 1" "1 4099 3" "4097 1 65" "127 129 1031" "1000 1000 1000" "2 3 5"
     "33 65 17" "64 64 64" "128 128 128" "129 127 129" "255 257 511"
@@ -541,13 +544,13 @@ shapes=(
     "17 24 8" "136 264 40" "300 520 72" "130 248 36" "250 260 64" "200 1030 1025"
     "2056 2048 136" "1100 4100 520" "2056 2048 520" "2176 4096 2048" "3000 3000 3000" "128 4096 4096"
     "1152 2048 4096" "20 300 30000" "300 1000 5000" "2200 4100 3000" "1200 7690 2000"
-    "1152 3848 520" "1152 3848 2056"
+    "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
 scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520"
                "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 4096" "20 300 30000"
-               "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056")
+               "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056" "20000 100 2000")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone

@@ -14,7 +14,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, eager, up, promotion, list, noadds, onekernel;
+              11: wider, overwide, eager, up, promotion, list, noadds,
+              onekernel;
               12: single, nostores, odd, aligned; 13: always, clusters,
               breakeven);
               without it, the step's Try-it from the README
@@ -97,11 +98,14 @@ experiment() {
         "step11_stream_k onekernel") what="one kernel, the one for split tiles, for every shape"
             shape="-m 2048 -n 2048 -k 128"
             edits=('s/(vec, pays)/(vec, true)/g') ;;
+        "step11_stream_k overwide") what="tiles up to four times as wide as C: BN halves by the other rules alone"
+            shape="-m 16384 -n 64 -k 4096"
+            edits=('s/(2 \* N <= bn || /(/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
-            edits=('s/^    const int cluster = pair \&\& rows \* ((N + BN_WIDE - 1) \/ BN_WIDE) >= sms ? CLUSTER : 1;/    const int cluster = pair ? CLUSTER : 1;/') ;;
+            edits=('s/^    const int cluster = pair \&\& 2 \* N > BN_WIDE \&\& rows \* ((N + BN_WIDE - 1) \/ BN_WIDE) >= sms ? CLUSTER : 1;/    const int cluster = pair \&\& 2 * N > BN_WIDE ? CLUSTER : 1;/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
             edits=('s/^    const int cluster = pair \&\& /    const int cluster = false \&\& pair \&\& /') ;;

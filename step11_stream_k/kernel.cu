@@ -78,6 +78,15 @@
  *   cuBLAS's own speed at 1024^3 moves from one process to the next,
  *   between about 190 and 260 TFLOPS in these runs and in the shapes
  *   table, and each line's percentage with it: compare the TFLOPS.
+ * - No tile more than twice as wide as C (gemm_launch): BN also halves
+ *   while C is at most half as wide, down to 64, split or not (16384 x 64
+ *   x 4096: 128 tiles of 128 x 64, not of 128 x 256). TMA fills a box's
+ *   columns past N with zeros, which cost no memory traffic, but wgmma
+ *   multiplies them as it does the others: a tile four times as wide as C
+ *   takes four times as long. Tried with the other rules alone, at 16384 x
+ *   64 x 4096:
+ *   Measured (scripts/try.sh 11 overwide, NVIDIA H200, CUDA 13.0,
+ *   2026-11-25): tried 127.04 TFLOPS (56.5% of cuBLAS), as is 219.58 (96.7%).
  * - L2 fetches missed lines alone (tensor_map): TMA's L2 promotion is 128
  *   bytes, not step 10's 256. Where rows do not start on 128-byte lines,
  *   a box row spans two lines, and 256-byte fetches bring in neighbours
@@ -648,10 +657,10 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * sms &&
                (long long)tiles * tiles_k >= (long long)MIN_SHARE * sms;
     };
-    // One rule picks the tile: BN halves while C has no more tiles than half
-    // the SMs, down to 128, or to 64 where 128-wide tiles are not split.
+    // One rule picks the tile: BN halves while C is at most half as wide, down to 64, or while C has
+    // no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
     int bn = BN_WIDE;
-    while (bn > BN_NARROWEST && 2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))
+    while (bn > BN_NARROWEST && (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
         bn /= 2;
     const int tiles = tiles_of(bn);
     const int parts = sms / tiles;

@@ -28,15 +28,16 @@
  * - The cluster's blocks start only when both barriers exist and leave
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
- * - Only where C has a round of 128 x 256 tiles or more (gemm_launch): a
- *   small product's few tiles are narrower and share little B. Where the
- *   rows of tiles do not pair up, the last row of clusters has a block
- *   whose rows are all below C: TMA fills its tiles of A with zeros and it
- *   stores nothing, a row of tiles more to multiply. That pays where rows
- *   of A or B do not start on 32-byte sectors (below) and those blocks are
- *   at most an eighth of all. Elsewhere the kernel has clusters of one and
- *   is step 11's. Tried with clusters of one over odd rows, at 5400^3 (43
- *   rows of tiles, 10800-byte rows):
+ * - Only where C has a round of 128 x 256 tiles or more and is more than
+ *   128 wide (gemm_launch): a small product's few tiles are narrower and
+ *   share little B, and so are a narrow C's (step 11). Where the rows of
+ *   tiles do not pair up, the last row of clusters has a block whose rows
+ *   are all below C: TMA fills its tiles of A with zeros and it stores
+ *   nothing, a row of tiles more to multiply. That pays where rows of A or
+ *   B do not start on 32-byte sectors (below) and those blocks are at most
+ *   an eighth of all. Elsewhere the kernel has clusters of one and is step
+ *   11's. Tried with clusters of one over odd rows, at 5400^3 (43 rows of
+ *   tiles, 10800-byte rows):
  *   Measured (scripts/try.sh 12 odd, NVIDIA H200, CUDA 13.0, 2026-11-24):
  *   tried 496.58 TFLOPS (83.7% of cuBLAS), as is 575.68 (97.7%).
  *   And with clusters over odd rows where rows start on sectors too, at
@@ -606,15 +607,15 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    // Clusters of CLUSTER blocks where C has a round of wide tiles or more
-    // and its rows of tiles pair up, or, where rows of A or B do not start on
-    // sectors, where the blocks over rows below C are at most an eighth of
-    // all; else of one (see the header).
+    // Clusters of CLUSTER blocks where C, more than half a wide tile across,
+    // has a round of wide tiles or more and its rows of tiles pair up, or,
+    // where rows of A or B do not start on sectors, where the blocks over rows
+    // below C are at most an eighth of all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
                          (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
-    const int cluster = pair && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
+    const int cluster = pair && 2 * N > BN_WIDE && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
@@ -641,12 +642,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * clusters &&
                (long long)tiles * tiles_k >= (long long)MIN_SHARE * clusters;
     };
-    // One rule picks the tile: BN halves while C has no more tiles than half
-    // the SMs, down to 128, or to 64 where 128-wide tiles are not split.
+    // One rule picks the tile: BN halves while C is at most half as wide, down to 64, or while C has
+    // no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
     // Clusters of CLUSTER keep the widest: C has a round of them.
     int bn = BN_WIDE;
-    while (cluster == 1 && bn > BN_NARROWEST && 2 * tiles_of(bn) <= sms &&
-           (bn == BN_WIDE || !split_pays(tiles_of(bn))))
+    while (cluster == 1 && bn > BN_NARROWEST &&
+           (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
         bn /= 2;
     const int tiles = tiles_of(bn);
     const int parts = clusters / tiles;
