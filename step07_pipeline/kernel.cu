@@ -41,8 +41,8 @@
  * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 393.29 TFLOPS, 59.3% of cuBLAS GemmEx, 1.34x step 06
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
+ * Measured: 390.26 TFLOPS, 59.6% of cuBLAS GemmEx, 1.32x step 06
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
  */
 #include "gemm.h"
 

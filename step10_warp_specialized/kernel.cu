@@ -64,8 +64,8 @@
  * (OUT_N + OUT_PAD) floats; before it, a repack of A or B where TMA cannot
  * read it, as in step 09.
  *
- * Measured: 627.60 TFLOPS, 100.3% of cuBLAS GemmEx, 1.05x step 09
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
+ * Measured: 629.53 TFLOPS, 100.2% of cuBLAS GemmEx, 1.05x step 09
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
  */
 #include "gemm.h"
 #include "repack.cuh"

@@ -155,8 +155,8 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 628.06 TFLOPS, 100.1% of cuBLAS GemmEx, 1.00x step 10
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-24).
+ * Measured: 627.83 TFLOPS, 100.4% of cuBLAS GemmEx, 1.00x step 10
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
  */
 #include "gemm.h"
 #include "repack.cuh"
