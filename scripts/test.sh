@@ -517,11 +517,12 @@ fi
 # with fewer tiles than SMs, every tile in the same number of parts where
 # that leaves few SMs idle (128 x 4096 x 4096: 32 tiles of 128 x 128 in 4
 # parts; 300 x 1000 x 5000: 24 in 5; 20 x 300 x 30000, whose A has fewer
-# rows than a tile: 3 in 44), else in shares over all SMs (1024 x 768 x
-# 4100: 48 tiles of 128 x 128; 1152 x 2048 x 4096: 72 of 128 x 256); with
-# more, whole rounds before the split ones (2176 x 4096 x 2048: 272 tiles;
-# 3000^3: 288). The others it does not split, as its rule says (K shorter
-# than a k-tile among them); 1000^3 takes 128 x 128 tiles whole. Where C is
+# rows than a tile: 3 in 44), else, with at most half as many tiles as
+# SMs, in shares over all SMs (1024 x 768 x 4100: 48 tiles of 128 x 128);
+# with more than SMs, whole rounds before the split ones (2176 x 4096 x
+# 2048: 272 tiles; 3000^3: 288). The others it does not split, as its rule
+# says (K shorter than a k-tile among them; 1152 x 2048 x 4096: 72 tiles of
+# 128 x 256, one round); 1000^3 takes 128 x 128 tiles whole. Where C is
 # at most half as wide as a tile, the tile narrows, split or not: 4096 x 64
 # x 4096 (32 tiles of 128 x 64 in 4 parts), 20000 x 100 x 2000 (157 of 128 x
 # 128 in shares, over 157 rows of tiles that steps 12 and 13 do not pair, C

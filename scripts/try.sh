@@ -14,8 +14,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, overwide, eager, up, promotion, list, noadds,
-              onekernel;
+              11: wider, overwide, eager, short, up, promotion, list,
+              noadds, onekernel;
               12: single, nostores, odd, aligned; 13: always, clusters,
               breakeven);
               without it, the step's Try-it from the README
@@ -81,7 +81,7 @@ experiment() {
                    '/^        \/\/ ---- epilogue: alpha, beta, store/,/^            __syncwarp(); \/\/ the next pass writes where this one read$/c\        // ---- epilogue: straight from the accumulators\n        const int g = lane / QUAD, tc = lane % QUAD * 2;\n#pragma unroll\n        for (int j = 0; j < FN; ++j)\n#pragma unroll\n            for (int h = 0; h < 2; ++h)\n                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,\n                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);') ;;
         step11_stream_k) what="shares over all SMs, not every tile cut in the same number of parts: even = false"
             shape="-m 512 -n 1024 -k 65536"
-            edits=('s/^    const bool pays = split_pays(tiles), even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/    const bool pays = split_pays(tiles), even = false;/') ;;
+            edits=('s/^    const bool pays = split_pays(tiles) \&\& parts != 1, even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/    const bool pays = split_pays(tiles) \&\& parts != 1, even = false;/') ;;
         "step11_stream_k wider") what="tiles at least 128 wide: BN halves down to BN_NARROW, not BN_NARROWEST"
             shape="-s 1024"
             edits=('s/^    while (bn > BN_NARROWEST \&\& /    while (bn > BN_NARROW \&\& /') ;;
@@ -101,6 +101,9 @@ experiment() {
         "step11_stream_k overwide") what="tiles up to four times as wide as C: BN halves by the other rules alone"
             shape="-m 16384 -n 64 -k 4096"
             edits=('s/(2 \* N <= bn || /(/') ;;
+        "step11_stream_k short") what="shares shorter than a tile wherever C has fewer tiles than SMs"
+            shape="-m 320 -n 5120 -k 16384"
+            edits=('s/^    const bool pays = split_pays(tiles) \&\& parts != 1, even = /    const bool pays = split_pays(tiles), even = /') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;

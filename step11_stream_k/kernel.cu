@@ -33,6 +33,21 @@
  *   FIXUP_K_TILES = 8, which splits it, for no gain:
  *   Measured (scripts/try.sh 11 eager, NVIDIA H200, CUDA 13.0, 2026-11-24):
  *   tried 665.45 TFLOPS (99.9% of cuBLAS), as is 673.01 (99.9%).
+ * - Shares shorter than a tile only where C has at most half as many tiles
+ *   as SMs (gemm_launch: parts != 1), so that each tile has two SMs or
+ *   more. With more, step 10's single round keeps most SMs busy already,
+ *   and the same k-tiles spread over all of them gain less than the count
+ *   of SMs says: the SMs share L2, and each k-tile takes longer (4853 x 309
+ *   x 3655, 76 tiles: 0.60 us a k-tile on 76 SMs, about 0.8 on 132;
+ *   results/h200-2026-11-25/timeline_4853_309_3655.txt); and the parts of
+ *   a tile end together, so that one waits for the other's sum before it
+ *   stores. Over 46 products of 70 to 126 tiles, the shares ran from 17%
+ *   slower to 18% faster than the round, 29 of them slower; over 5 of 28
+ *   to 52 tiles, 8% to 42% faster (results/h200-2026-11-25/
+ *   short_shares.txt). Tried with shares wherever C has fewer tiles than
+ *   SMs, at 320 x 5120 x 16384 (120 tiles of 128 x 128, 256 k-tiles each):
+ *   Measured (scripts/try.sh 11 short, NVIDIA H200, CUDA 13.0, 2026-11-25):
+ *   tried 413.33 TFLOPS (80.2% of cuBLAS), as is 475.48 (92.1%).
  * - Fixup: a part that does not start its tile leaves its partial sum (the
  *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
  *   workspace and raises a flag (st.release: the sum is visible to whoever
@@ -664,7 +679,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         bn /= 2;
     const int tiles = tiles_of(bn);
     const int parts = sms / tiles;
-    const bool pays = split_pays(tiles), even = parts >= 2 && sms - parts * tiles <= sms / 8;
+    const bool pays = split_pays(tiles) && parts != 1, even = parts >= 2 && sms - parts * tiles <= sms / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = bn == BN_WIDE     ? kernel_for<BN_WIDE>(vec, pays)
                         : bn == BN_NARROW ? kernel_for<BN_NARROW>(vec, pays)

@@ -659,7 +659,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         bn = BN_FIT;
     const int tiles = tiles_of(bn);
     const int parts = clusters / tiles;
-    const bool pays = split_pays(tiles), even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
+    const bool pays = split_pays(tiles) && parts != 1, even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
         cluster == CLUSTER ? (bn == BN_FIT ? kernel_for<BN_FIT, CLUSTER>(vec, pays) : kernel_for<BN_WIDE, CLUSTER>(vec, pays))
