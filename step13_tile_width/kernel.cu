@@ -26,9 +26,13 @@
  *   round of the narrower tiles costs its idle SMs less than FIXUP_K_TILES
  *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
  *   would be split, BN_WIDE stays (below). The rule holds for clusters of
- *   one too. Tried with the rule for clusters only, at 2900 x 2000 x 2000 (23
- *   rows of tiles whose rows start on sectors: clusters of one; 184 tiles
- *   of 128 x 256, or 253 of 128 x 192):
+ *   one too. It asks split_pays, not whether step 12 would split: with
+ *   more wide tiles than half the SMs and fewer than SMs, step 12 runs them
+ *   in one round (step 11's header), whose idle SMs the narrower tiles
+ *   put to work all the same (1152 x 2048 x 4096: 99 tiles of 128 x 192 in
+ *   one round, not 72 of 128 x 256). Tried with the rule for clusters
+ *   only, at 2900 x 2000 x 2000 (23 rows of tiles whose rows start on
+ *   sectors: clusters of one; 184 tiles of 128 x 256, or 253 of 128 x 192):
  *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 419.56 TFLOPS (78.2% of cuBLAS), as is 503.82 (94.7%).
  *   And near where the widths break even, at 2900 x 3008 x 3008 (clusters
