@@ -147,8 +147,9 @@
  * parts: every part but the first writes its partial sum, and the levels
  * of the tree read them, one level after the other, while most SMs have
  * nothing left to do (256 x 256 x 131072: four tiles in 33 parts each,
- * three levels). Tried with the adds left out (wrong sums; the writes and
- * the waits stay):
+ * three levels, each waiting for the flags of the one below before it
+ * adds; results/h200-2026-11-25/timeline_256_256_131072.txt). Tried with
+ * the adds left out (wrong sums; the writes and the waits stay):
  * Measured (scripts/try.sh 11 noadds, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 297.19 TFLOPS (74.4% of cuBLAS), as is 278.89 (69.2%).
  * A split costs a small product more than it saves (1024^3: 128 tiles of
