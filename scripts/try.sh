@@ -17,7 +17,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
               11: wider, overwide, eager, short, up, promotion, list,
               noadds, onekernel;
               12: single, nostores, odd, aligned; 13: always, clusters,
-              breakeven);
+              breakeven, single, sectors);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -128,6 +128,11 @@ experiment() {
             edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
         "step13_tile_width breakeven") what="the rule for clusters of two only, where the widths break even"; shape="-m 2900 -n 3008 -k 3008"
             edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
+        "step13_tile_width single") what="clusters of one everywhere, as in step 11: tiles 192 wide, each block copying all of B"
+            shape="-s 3000"
+            edits=('s/^    const int cluster = pair \&\& /    const int cluster = false \&\& pair \&\& /') ;;
+        "step13_tile_width sectors") what="clusters of one everywhere, where rows start on sectors"; shape="-s 3008"
+            edits=('s/^    const int cluster = pair \&\& /    const int cluster = false \&\& pair \&\& /') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

@@ -54,6 +54,17 @@
  * tried 548.86 TFLOPS (91.7% of cuBLAS), as is 574.09 (95.6%).
  * The rule counts rounds and the cost of a split, not those bytes: where
  * the widths break even, it may pick the slower.
+ * Nor do the narrower tiles pay without step 12's clusters where rows do
+ * not start on sectors, where L2 sets the pace: a block alone takes all 24
+ * KB of B's k-tile, 40 KB for three quarters of the flops for which a wide
+ * tile alone takes 48 KB. Tried with clusters of one everywhere (step 11's
+ * blocks, with this step's rule), at 3000^3, where they run at about step
+ * 11's speed:
+ * Measured (scripts/try.sh 13 single, NVIDIA H200, CUDA 13.0, 2026-11-25):
+ * tried 463.09 TFLOPS (82.9% of cuBLAS), as is 544.97 (98.8%).
+ * And at 3008^3, whose rows start on sectors, where they pay alone too:
+ * Measured (scripts/try.sh 13 sectors, NVIDIA H200, CUDA 13.0, 2026-11-25):
+ * tried 577.31 TFLOPS (99.9% of cuBLAS), as is 573.80 (99.2%).
  *
  * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
  * fit at once (fewer if C has fewer tiles), or one block per SM as in step
