@@ -55,8 +55,8 @@
  * The rule counts rounds and the cost of a split, not those bytes: where
  * the widths break even, it may pick the slower.
  * Nor do the narrower tiles pay without step 12's clusters where rows do
- * not start on sectors, where L2 sets the pace: a block alone takes all 24
- * KB of B's k-tile, 40 KB for three quarters of the flops for which a wide
+ * not start on sectors and L2 sets the pace: a block alone takes all 24 KB
+ * of B's k-tile, 40 KB for three quarters of the flops for which a wide
  * tile alone takes 48 KB. Tried with clusters of one everywhere (step 11's
  * blocks, with this step's rule), at 3000^3, where they run at about step
  * 11's speed:
