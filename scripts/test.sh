@@ -532,11 +532,16 @@ fi
 # tiles partly below C); and in an odd number where A's rows miss 32-byte
 # sectors: 1152 x 3848 x 520 and 1152 x 3848 x 2056 (9 rows of tiles, the
 # last cluster's second block below C; whole tiles, and split ones, which
-# step 13 makes 192 wide). Step 13 takes tiles 192 wide where those fill the
+# step 13 makes 192 wide); and where C has half a round of 128 x 256 tiles
+# that the clusters split: 768 x 3072 x 4096 and x 2400 (36 tiles of 256 x
+# 256 in shares over 66 clusters; step 11: 72 whole tiles in one round).
+# Step 13 takes tiles 192 wide where those fill the
 # rounds and 256-wide ones would be split: in clusters at 3000^3 and 2200 x
 # 4100 x 3000, in clusters of one at 2176 x 4096 x 2048 and 1152 x 2048 x
-# 4096; 1200 x 7690 x 2000 keeps the 256-wide tiles and splits them in
-# clusters (B repacked, a last row of tiles partly below C).
+# 4096, and in clusters fewer than the clusters at 768 x 3072 x 2400 (48
+# tiles of 256 x 192, whole); 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
+# the 256-wide tiles and split them in clusters (at 1200 x 7690 x 2000, B
+# repacked and a last row of tiles partly below C).
 shapes=(
     "1 1 1" "1 4099 3" "4097 1 65" "127 129 1031" "1000 1000 1000" "2 3 5"
     "33 65 17" "64 64 64" "128 128 128" "129 127 129" "255 257 511"
@@ -545,13 +550,14 @@ shapes=(
     "17 24 8" "136 264 40" "300 520 72" "130 248 36" "250 260 64" "200 1030 1025"
     "2056 2048 136" "1100 4100 520" "2056 2048 520" "2176 4096 2048" "3000 3000 3000" "128 4096 4096"
     "1152 2048 4096" "20 300 30000" "300 1000 5000" "2200 4100 3000" "1200 7690 2000"
-    "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000"
+    "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000" "768 3072 4096" "768 3072 2400"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
 scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520"
                "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 4096" "20 300 30000"
-               "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056" "20000 100 2000")
+               "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056" "20000 100 2000"
+               "768 3072 4096")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone
@@ -582,13 +588,14 @@ offset_runs=("136 264 72 1" "136 264 72 2" "256 256 96 3" "2056 2048 136 1" "513
 # (nvjet_..._coopB), and leaving it out stops racecheck with the internal
 # error, so K = 2000 has memcheck only. 1152 x 3848 x 520 has a block
 # below C in each column of clusters (step 12 on): memcheck only, as at K =
-# 2000.
+# 2000, and so has 768 x 3072 x 4096, whose 36 tiles the 66 clusters split
+# (step 12 on).
 sanitizer_runs=(
     "memcheck 67 45 33" "racecheck 67 45 33" "memcheck 128 132 64" "racecheck 128 132 64"
     "memcheck 136 264 72" "racecheck 136 264 72" "memcheck 136 264 72 1" "racecheck 136 264 72 1"
     "memcheck 8 8 60000" "racecheck 8 8 60000 0 nvjet 11"
     "memcheck 768 6144 1300 0 - 12" "racecheck 768 6144 1300 0 - 12"
-    "memcheck 768 6144 2000 0 - 13" "memcheck 1152 3848 520 0 - 12"
+    "memcheck 768 6144 2000 0 - 13" "memcheck 1152 3848 520 0 - 12" "memcheck 768 3072 4096 0 - 12"
 )
 # The sanitizer runs for step $1, one per line.
 sanitizer_runs_for() {

@@ -16,8 +16,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
               11: wider, overwide, eager, short, up, promotion, list,
               noadds, onekernel;
-              12: single, nostores, odd, aligned; 13: always, clusters,
-              breakeven, single, sectors);
+              12: single, nostores, odd, aligned, round;
+              13: always, clusters, breakeven, single, sectors);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -108,31 +108,35 @@ experiment() {
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
-            edits=('s/^    const int cluster = pair \&\& 2 \* N > BN_WIDE \&\& rows \* ((N + BN_WIDE - 1) \/ BN_WIDE) >= sms ? CLUSTER : 1;/    const int cluster = pair \&\& 2 * N > BN_WIDE ? CLUSTER : 1;/') ;;
+            edits=('s/^    const bool may_pair = pair \&\& 2 \* N > BN_WIDE \&\& 2 \* rows \* wide_n >= sms;/    const bool may_pair = pair \&\& 2 * N > BN_WIDE;/'
+                   's/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair ?/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
-            edits=('s/^    const int cluster = pair \&\& /    const int cluster = false \&\& pair \&\& /') ;;
+            edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
         "step12_multicast odd") what="clusters of one over odd rows of tiles"; shape="-s 5400"
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8 \* (paired - rows) <= paired);$/    const bool pair = paired == rows;/') ;;
         "step12_multicast aligned") what="clusters over odd rows of tiles where rows start on sectors too"
             shape="-m 1152 -n 8192 -k 8192"
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8/    const bool pair = paired == rows || (8/') ;;
+        "step12_multicast round") what="clusters only where C has a round of wide tiles: fewer, step 11's single round"
+            shape="-m 1536 -n 1536 -k 8192"
+            edits=('s/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair \&\& rows * wide_n >= sms ?/') ;;
         "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;
         step13_tile_width) what="tiles 192 wide nowhere: step 12's rule"; shape="-s 3000"
-            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE)) \&\& !split_pays(tiles_of(BN_FIT)))$/    if (false)/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE), clusters) \&\& !split_pays(tiles_of(BN_FIT), clusters))$/    if (false)/') ;;
         "step13_tile_width always") what="tiles 192 wide wherever tiles 256 wide would be split"; shape="-s 5000"
-            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE)) \&\& !split_pays(tiles_of(BN_FIT)))$/    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE)))/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE), clusters) \&\& !split_pays(tiles_of(BN_FIT), clusters))$/    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE), clusters))/') ;;
         "step13_tile_width clusters") what="the rule for clusters of two only"; shape="-m 2900 -n 2000 -k 2000"
             edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
         "step13_tile_width breakeven") what="the rule for clusters of two only, where the widths break even"; shape="-m 2900 -n 3008 -k 3008"
             edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
         "step13_tile_width single") what="clusters of one everywhere, as in step 11: tiles 192 wide, each block copying all of B"
             shape="-s 3000"
-            edits=('s/^    const int cluster = pair \&\& /    const int cluster = false \&\& pair \&\& /') ;;
+            edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
         "step13_tile_width sectors") what="clusters of one everywhere, where rows start on sectors"; shape="-s 3008"
-            edits=('s/^    const int cluster = pair \&\& /    const int cluster = false \&\& pair \&\& /') ;;
+            edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

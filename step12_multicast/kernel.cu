@@ -28,9 +28,10 @@
  * - The cluster's blocks start only when both barriers exist and leave
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
- * - Only where C has a round of 128 x 256 tiles or more and is more than
- *   128 wide (gemm_launch): a small product's few tiles are narrower and
- *   share little B, and so are a narrow C's (step 11). Where the rows of
+ * - Only where C is more than 128 wide and has a round of 128 x 256 tiles
+ *   or more, or half a round that the clusters split (next point)
+ *   (gemm_launch): a small product's few tiles are narrower and share
+ *   little B, and so are a narrow C's (step 11). Where the rows of
  *   tiles do not pair up, the last row of clusters has a block whose rows
  *   are all below C: TMA fills its tiles of A with zeros and it stores
  *   nothing, a row of tiles more to multiply. That pays where rows of A or
@@ -44,6 +45,21 @@
  *   1152 x 8192 x 8192 (9 rows of tiles, 10 of blocks):
  *   Measured (scripts/try.sh 12 aligned, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 567.65 TFLOPS (88.7% of cuBLAS), as is 609.43 (96.6%).
+ * - Clusters split tiles where they have fewer than clusters, too
+ *   (gemm_launch). With half a round of wide tiles to a round, step 11 runs
+ *   its blocks in one round of whole tiles and leaves the other SMs idle:
+ *   shares over all SMs wait on L2 there (its header). A cluster's stage
+ *   costs L2 a third less, and where split_pays holds over the clusters,
+ *   the shares pay: 1536 x 1536 x 8192 is 72 tiles of 128 x 256, 128
+ *   k-tiles each on 72 SMs, or 36 of 256 x 256 in shares of 69-70 k-tiles
+ *   over 66 clusters (results/h200-2026-11-25/clusters_half_round.txt).
+ *   Where the clusters would not split them, clusters of one stay, whose
+ *   blocks run the same round of tiles faster (2048^3: 128 tiles of 128 x
+ *   256, or 64 of 256 x 256 for 66 clusters; the README's Try-it). Tried
+ *   with clusters only where C has a round of wide tiles, at 1536 x 1536 x
+ *   8192:
+ *   Measured (scripts/try.sh 12 round, NVIDIA H200, CUDA 13.0, 2026-11-25):
+ *   tried 417.33 TFLOPS (66.2% of cuBLAS), as is 557.95 (94.5%).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
@@ -608,14 +624,16 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     // Clusters of CLUSTER blocks where C, more than half a wide tile across,
-    // has a round of wide tiles or more and its rows of tiles pair up, or,
-    // where rows of A or B do not start on sectors, where the blocks over rows
-    // below C are at most an eighth of all; else of one (see the header).
+    // has a round of wide tiles or more, or half a round whose tiles the
+    // clusters split, and its rows of tiles pair up, or, where rows of A or B
+    // do not start on sectors, where the blocks over rows below C are at most
+    // an eighth of all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
                          (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
-    const int cluster = pair && 2 * N > BN_WIDE && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
+    const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
+    const bool may_pair = pair && 2 * N > BN_WIDE && 2 * rows * wide_n >= sms;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
@@ -626,7 +644,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cluster_dim.val.clusterDim.x = CLUSTER, cluster_dim.val.clusterDim.y = cluster_dim.val.clusterDim.z = 1;
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, &cluster_dim, 1 };
     static int fit = 0;
-    if (cluster == CLUSTER && !fit) {
+    if (may_pair && !fit) {
         cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess ||
             fit < 1) {
@@ -634,24 +652,28 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             exit(1);
         }
     }
-    const int clusters = cluster == CLUSTER ? fit : sms;
-    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_k = (K + BK - 1) / BK;
-    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
-    const auto split_pays = [&](int tiles) {
-        const int idle = (clusters - tiles % clusters) % clusters;
-        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * clusters &&
-               (long long)tiles * tiles_k >= (long long)MIN_SHARE * clusters;
+    const int tiles_k = (K + BK - 1) / BK;
+    const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
+        const int idle = (units - tiles % units) % units;
+        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
+               (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
     };
+    const int cluster = may_pair && (rows * wide_n >= sms || split_pays(paired / CLUSTER * wide_n, fit)) ? CLUSTER : 1;
+    const int clusters = cluster == CLUSTER ? fit : sms;
+    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
+    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
     // One rule picks the tile: BN halves while C is at most half as wide, down to 64, or while C has
     // no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
-    // Clusters of CLUSTER keep the widest: C has a round of them.
+    // Clusters of CLUSTER keep the widest: C has half a round of them or more.
     int bn = BN_WIDE;
     while (cluster == 1 && bn > BN_NARROWEST &&
-           (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
+           (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
         bn /= 2;
     const int tiles = tiles_of(bn);
     const int parts = clusters / tiles;
-    const bool pays = split_pays(tiles) && parts != 1, even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
+    // Clusters split fewer tiles than they are, too: where step 11's blocks leave SMs idle (see the header).
+    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER),
+               even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
         cluster == CLUSTER ? kernel_for<BN_WIDE, CLUSTER>(vec, pays)

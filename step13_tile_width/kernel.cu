@@ -27,10 +27,11 @@
  *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
  *   would be split, BN_WIDE stays (below). The rule holds for clusters of
  *   one too. It asks split_pays, not whether step 12 would split: with
- *   more wide tiles than half the SMs and fewer than SMs, step 12 runs them
- *   in one round (step 11's header), whose idle SMs the narrower tiles
- *   put to work all the same (1152 x 2048 x 4096: 99 tiles of 128 x 192 in
- *   one round, not 72 of 128 x 256). Tried with the rule for clusters
+ *   more wide tiles than half the SMs and fewer than SMs, step 12's blocks
+ *   out of clusters run them in one round (step 11's header), whose idle
+ *   SMs the narrower tiles put to work all the same (1152 x 2048 x 4096,
+ *   9 rows of tiles: 99 tiles of 128 x 192 in one round, not 72 of 128 x
+ *   256). Tried with the rule for clusters
  *   only, at 2900 x 2000 x 2000 (23 rows of tiles whose rows start on
  *   sectors: clusters of one; 184 tiles of 128 x 256, or 253 of 128 x 192):
  *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
@@ -53,7 +54,13 @@
  * Measured (scripts/try.sh 13 always, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 548.86 TFLOPS (91.7% of cuBLAS), as is 574.09 (95.6%).
  * The rule counts rounds and the cost of a split, not those bytes: where
- * the widths break even, it may pick the slower.
+ * the widths break even, it may pick the slower. Nor does it change the
+ * clusters: where step 12 takes clusters to split half a round of wide
+ * tiles, the tiles 192 wide that this step picks instead run in clusters
+ * too, unsplit. Where rows start on sectors, blocks out of clusters ran
+ * them 2-3% faster than the clusters do (2048 x 1536 x 4096, 768 x 4096 x
+ * 8192); where they do not, slower (1000 x 3000 x 5000; results/
+ * h200-2026-11-25/clusters_half_round.txt).
  * Nor do the narrower tiles pay without step 12's clusters where rows do
  * not start on sectors and L2 sets the pace: a block alone takes all 24 KB
  * of B's k-tile, 40 KB for three quarters of the flops for which a wide
@@ -627,14 +634,16 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     // Clusters of CLUSTER blocks where C, more than half a wide tile across,
-    // has a round of wide tiles or more and its rows of tiles pair up, or,
-    // where rows of A or B do not start on sectors, where the blocks over rows
-    // below C are at most an eighth of all; else of one (see the header).
+    // has a round of wide tiles or more, or half a round whose tiles the
+    // clusters split, and its rows of tiles pair up, or, where rows of A or B
+    // do not start on sectors, where the blocks over rows below C are at most
+    // an eighth of all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
                          (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
-    const int cluster = pair && 2 * N > BN_WIDE && rows * ((N + BN_WIDE - 1) / BN_WIDE) >= sms ? CLUSTER : 1;
+    const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
+    const bool may_pair = pair && 2 * N > BN_WIDE && 2 * rows * wide_n >= sms;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
@@ -645,7 +654,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cluster_dim.val.clusterDim.x = CLUSTER, cluster_dim.val.clusterDim.y = cluster_dim.val.clusterDim.z = 1;
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, &cluster_dim, 1 };
     static int fit = 0;
-    if (cluster == CLUSTER && !fit) {
+    if (may_pair && !fit) {
         cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess ||
             fit < 1) {
@@ -653,28 +662,32 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             exit(1);
         }
     }
-    const int clusters = cluster == CLUSTER ? fit : sms;
-    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_k = (K + BK - 1) / BK;
-    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
-    const auto split_pays = [&](int tiles) {
-        const int idle = (clusters - tiles % clusters) % clusters;
-        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * clusters &&
-               (long long)tiles * tiles_k >= (long long)MIN_SHARE * clusters;
+    const int tiles_k = (K + BK - 1) / BK;
+    const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
+        const int idle = (units - tiles % units) % units;
+        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
+               (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
     };
+    const int cluster = may_pair && (rows * wide_n >= sms || split_pays(paired / CLUSTER * wide_n, fit)) ? CLUSTER : 1;
+    const int clusters = cluster == CLUSTER ? fit : sms;
+    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
+    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
     // One rule picks the tile: BN halves while C is at most half as wide, down to 64, or while C has
     // no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
-    // Clusters of CLUSTER do not halve it: C has a round of wide tiles.
+    // Clusters of CLUSTER do not halve it: C has half a round of wide tiles or more.
     int bn = BN_WIDE;
     while (cluster == 1 && bn > BN_NARROWEST &&
-           (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
+           (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
         bn /= 2;
     // Where wide tiles would be split and tiles of BN_FIT would not, the
     // narrower tile: its rounds leave less idle than a split costs (see the header).
-    if (bn == BN_WIDE && split_pays(tiles_of(BN_WIDE)) && !split_pays(tiles_of(BN_FIT)))
+    if (bn == BN_WIDE && split_pays(tiles_of(BN_WIDE), clusters) && !split_pays(tiles_of(BN_FIT), clusters))
         bn = BN_FIT;
     const int tiles = tiles_of(bn);
     const int parts = clusters / tiles;
-    const bool pays = split_pays(tiles) && parts != 1, even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
+    // Clusters split fewer tiles than they are, too: where step 11's blocks leave SMs idle (see the header).
+    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER),
+               even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
         cluster == CLUSTER ? (bn == BN_FIT ? kernel_for<BN_FIT, CLUSTER>(vec, pays) : kernel_for<BN_WIDE, CLUSTER>(vec, pays))
