@@ -171,7 +171,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 616.83 TFLOPS, 100.3% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 637.19 TFLOPS, 100.2% of cuBLAS GemmEx, 1.02x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
  */
 #include "gemm.h"
