@@ -538,8 +538,8 @@ fi
 # Step 13 takes tiles 192 wide where those fill the
 # rounds and 256-wide ones would be split: in clusters at 3000^3 and 2200 x
 # 4100 x 3000, in clusters of one at 2176 x 4096 x 2048 and 1152 x 2048 x
-# 4096, and in clusters fewer than the clusters at 768 x 3072 x 2400 (48
-# tiles of 256 x 192, whole); 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
+# 4096, and at 768 x 3072 x 2400 in clusters, 48 whole tiles of 256 x 192
+# for 66 clusters; 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
 # the 256-wide tiles and split them in clusters (at 1200 x 7690 x 2000, B
 # repacked and a last row of tiles partly below C).
 shapes=(

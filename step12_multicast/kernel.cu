@@ -29,10 +29,10 @@
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
  * - Only where C is more than 128 wide and has a round of 128 x 256 tiles
- *   or more, or half a round that the clusters split (next point)
- *   (gemm_launch): a small product's few tiles are narrower and share
- *   little B, and so are a narrow C's (step 11). Where the rows of
- *   tiles do not pair up, the last row of clusters has a block whose rows
+ *   or more, or half a round that the clusters split (next point;
+ *   gemm_launch): a small product's few tiles are narrower and share
+ *   little B, and so are a narrow C's (step 11). Where the rows of tiles
+ *   do not pair up, the last row of clusters has a block whose rows
  *   are all below C: TMA fills its tiles of A with zeros and it stores
  *   nothing, a row of tiles more to multiply. That pays where rows of A or
  *   B do not start on 32-byte sectors (below) and those blocks are at most
@@ -45,7 +45,7 @@
  *   1152 x 8192 x 8192 (9 rows of tiles, 10 of blocks):
  *   Measured (scripts/try.sh 12 aligned, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 567.65 TFLOPS (88.7% of cuBLAS), as is 609.43 (96.6%).
- * - Clusters split tiles where they have fewer than clusters, too
+ * - Clusters split tiles even where C has fewer than clusters
  *   (gemm_launch). With half a round of wide tiles to a round, step 11 runs
  *   its blocks in one round of whole tiles and leaves the other SMs idle:
  *   shares over all SMs wait on L2 there (its header). A cluster's stage
@@ -671,7 +671,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         bn /= 2;
     const int tiles = tiles_of(bn);
     const int parts = clusters / tiles;
-    // Clusters split fewer tiles than they are, too: where step 11's blocks leave SMs idle (see the header).
+    // Clusters split tiles even where C has fewer than clusters, unlike step 11's blocks (see the header).
     const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER),
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned

@@ -31,9 +31,9 @@
  *   out of clusters run them in one round (step 11's header), whose idle
  *   SMs the narrower tiles put to work all the same (1152 x 2048 x 4096,
  *   9 rows of tiles: 99 tiles of 128 x 192 in one round, not 72 of 128 x
- *   256). Tried with the rule for clusters
- *   only, at 2900 x 2000 x 2000 (23 rows of tiles whose rows start on
- *   sectors: clusters of one; 184 tiles of 128 x 256, or 253 of 128 x 192):
+ *   256). Tried with the rule for clusters only, at 2900 x 2000 x 2000 (23
+ *   rows of tiles whose rows start on sectors: clusters of one; 184 tiles
+ *   of 128 x 256, or 253 of 128 x 192):
  *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 419.56 TFLOPS (78.2% of cuBLAS), as is 503.82 (94.7%).
  *   And near where the widths break even, at 2900 x 3008 x 3008 (clusters
@@ -685,7 +685,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         bn = BN_FIT;
     const int tiles = tiles_of(bn);
     const int parts = clusters / tiles;
-    // Clusters split fewer tiles than they are, too: where step 11's blocks leave SMs idle (see the header).
+    // Clusters split tiles even where C has fewer than clusters, unlike step 11's blocks (see the header).
     const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER),
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
