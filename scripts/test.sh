@@ -539,7 +539,12 @@ fi
 # rounds and 256-wide ones would be split: in clusters at 3000^3 and 2200 x
 # 4100 x 3000, in clusters of one at 2176 x 4096 x 2048 and 1152 x 2048 x
 # 4096, and at 768 x 3072 x 2400 in clusters, 48 whole tiles of 256 x 192
-# for 66 clusters; 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
+# for 66 clusters; and where neither width would be split but the rounds
+# of the narrower tiles take less time: in clusters at 2056 x 2048 x 136
+# and x 520 (72 tiles of 256 x 256 or 99 of 256 x 192, two rounds either
+# way), 1100 x 4100 x 520 and 1152 x 3848 x 520, in clusters of one at
+# 1536 x 2000 x 128 (96 tiles of 128 x 256 or 132 of 128 x 192, one round
+# either way); 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
 # the 256-wide tiles and split them in clusters (at 1200 x 7690 x 2000, B
 # repacked and a last row of tiles partly below C).
 shapes=(
@@ -551,6 +556,7 @@ shapes=(
     "2056 2048 136" "1100 4100 520" "2056 2048 520" "2176 4096 2048" "3000 3000 3000" "128 4096 4096"
     "1152 2048 4096" "20 300 30000" "300 1000 5000" "2200 4100 3000" "1200 7690 2000"
     "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000" "768 3072 4096" "768 3072 2400"
+    "1536 2000 128"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")

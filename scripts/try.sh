@@ -17,7 +17,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
               11: wider, overwide, eager, short, up, promotion, list,
               noadds, onekernel;
               12: single, nostores, odd, aligned, round;
-              13: always, clusters, breakeven, single, sectors);
+              13: always, clusters, breakeven, rounds, single, sectors);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -125,13 +125,15 @@ experiment() {
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;
         step13_tile_width) what="tiles 192 wide nowhere: step 12's rule"; shape="-s 3000"
-            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE), clusters) \&\& !split_pays(tiles_of(BN_FIT), clusters))$/    if (false)/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays(tiles_of(BN_FIT), clusters) \&\&$/    if (false \&\&/') ;;
         "step13_tile_width always") what="tiles 192 wide wherever tiles 256 wide would be split"; shape="-s 5000"
-            edits=('s/^    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE), clusters) \&\& !split_pays(tiles_of(BN_FIT), clusters))$/    if (bn == BN_WIDE \&\& split_pays(tiles_of(BN_WIDE), clusters))/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays(tiles_of(BN_FIT), clusters) \&\&$/    if (bn == BN_WIDE \&\&/') ;;
         "step13_tile_width clusters") what="the rule for clusters of two only"; shape="-m 2900 -n 2000 -k 2000"
-            edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& !split_pays/') ;;
         "step13_tile_width breakeven") what="the rule for clusters of two only, where the widths break even"; shape="-m 2900 -n 3008 -k 3008"
-            edits=('s/^    if (bn == BN_WIDE \&\& split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& split_pays/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& !split_pays/') ;;
+        "step13_tile_width rounds") what="tiles 192 wide only where tiles 256 wide would be split"; shape="-m 3000 -n 3000 -k 512"
+            edits=('s/^        (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))$/        split_pays(tiles_of(BN_WIDE), clusters))/') ;;
         "step13_tile_width single") what="clusters of one everywhere, as in step 11: tiles 192 wide, each block copying all of B"
             shape="-s 3000"
             edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;

@@ -41,9 +41,26 @@
  *   2.79):
  *   Measured (scripts/try.sh 13 breakeven, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 535.41 TFLOPS (91.4% of cuBLAS), as is 561.73 (94.6%).
+ * - Where neither width would be split, as where tiles have too few
+ *   k-tiles for a split to pay (3000 x 3000 x 512: 8), the width whose
+ *   rounds take less time, a round as long as its tile is wide
+ *   (rounds_time). In clusters there, 144 cluster tiles of 256 x 256 take
+ *   three rounds of 66 clusters, the last with 12, and 192 of 256 x 192
+ *   take three too, the last with 60: 3 x 192 against 3 x 256. Tried
+ *   without it, at 3000 x 3000 x 512:
+ *   Measured (scripts/try.sh 13 rounds, NVIDIA H200, CUDA 13.0, 2026-11-25):
+ *   tried 295.69 TFLOPS (79.7% of cuBLAS), as is 359.33 (95.3%).
+ *   Over 43 products 128 to 3000 deep whose width it changes, it ran 0.94
+ *   to 1.23 times as fast, 1.11 on average (results/h200-2026-11-25/
+ *   rounds_time.txt). The 0.94, at 1536 x 2000 x 128 (one run of 10 us),
+ *   is inside what that product moves from one process to the next (44
+ *   to 84 TFLOPS in three more runs of each). Where the rounds' times
+ *   differ by under 2%, it may lose: 8192 x 8192 x 512 ran 2% slower in
+ *   three runs each, 8192 x 8192 x 2048 1.5% faster.
  *
  * Why it is faster: on those shapes no block writes or reads a partial
- * sum; a few SMs idle in the last round cost less.
+ * sum; a few SMs idle in the last round cost less, and where no tile is
+ * split, the rounds of the narrower tiles are shorter.
  *
  * What limits it now: per flop, a narrower tile reads more. A block's
  * k-tile of 128 x 192 takes 16 KB of A and, in a cluster, half of 24 KB of
@@ -679,9 +696,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     while (cluster == 1 && bn > BN_NARROWEST &&
            (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
         bn /= 2;
-    // Where wide tiles would be split and tiles of BN_FIT would not, the
-    // narrower tile: its rounds leave less idle than a split costs (see the header).
-    if (bn == BN_WIDE && split_pays(tiles_of(BN_WIDE), clusters) && !split_pays(tiles_of(BN_FIT), clusters))
+    // Where tiles of BN_FIT would not be split, the narrower tile if wide ones
+    // would be (its rounds leave less idle than a split costs), or if its
+    // rounds take less time, each a tile's width long (see the header).
+    const auto rounds_time = [&](int bn) { return (long long)(tiles_of(bn) + clusters - 1) / clusters * bn; };
+    if (bn == BN_WIDE && !split_pays(tiles_of(BN_FIT), clusters) &&
+        (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))
         bn = BN_FIT;
     const int tiles = tiles_of(bn);
     const int parts = clusters / tiles;
