@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every kind of shape at a glance: runs chosen steps, and cuBLAS beside each
 # in the same process, over named classes of shapes (square powers of two,
-# awkward squares, skinny, narrow, deep K, misaligned, LLM-like), and prints
-# TFLOPS and % of cuBLAS per shape with a bar of each TFLOPS to one scale.
+# awkward squares, skinny, narrow, deep K, shallow K, misaligned,
+# LLM-like), and prints TFLOPS and % of cuBLAS per shape with a bar of each
+# TFLOPS to one scale.
 # The runs skip the check, to stay inside a few minutes; make test checks
 # every step on shapes of each class.
 set -u
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 # Each class: its name, what makes it hard, and its shapes (M N K each).
-classes_all=(square awkward skinny narrow deep misaligned llm)
+classes_all=(square awkward skinny narrow deep shallow misaligned llm)
 class_shapes() {
     case $1 in
         square) what="powers of two: tiles fill rounds of 132 SMs or nearly"
@@ -23,6 +24,8 @@ class_shapes() {
             shapes=("16384 64 4096" "32768 128 4096" "8192 96 8192" "65536 16 4096") ;;
         deep) what="few tiles, each many k-tiles deep"
             shapes=("1024 1024 16384" "512 1024 65536" "2048 2048 32768" "256 256 131072" "1536 1536 8192") ;;
+        shallow) what="a few k-tiles per tile: too few for a split to pay, and C's stores weigh"
+            shapes=("4096 4096 512" "3000 3000 512" "768 8192 1024" "6000 3072 1024") ;;
         misaligned) what="K or N not a multiple of 8, so rows are not 16-byte aligned"
             shapes=("4096 4096 4100" "4096 4100 4096" "3000 3002 3002" "4095 4095 4095") ;;
         llm) what="tokens x (QKV, MLP up, MLP down, vocabulary) of a 4096-wide model"
