@@ -1,6 +1,6 @@
 /*
- * step13_tile_width: where tiles 256 wide would be split, tiles 192 wide
- * that fill the rounds whole.
+ * step13_tile_width: where tiles 256 wide would be split or run in longer
+ * rounds, tiles 192 wide that fill the rounds whole.
  *
  * What changed: step 12 splits tiles along K wherever a last round of
  * whole tiles would leave many clusters idle. A split costs more than its
