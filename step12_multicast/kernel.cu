@@ -664,7 +664,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
     // One rule picks the tile: BN halves while C is at most half as wide, down to 64, or while C has
     // no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
-    // Clusters of CLUSTER keep the widest: C has half a round of them or more.
+    // Clusters of CLUSTER do not halve it: C has half a round of wide tiles or more.
     int bn = BN_WIDE;
     while (cluster == 1 && bn > BN_NARROWEST &&
            (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))

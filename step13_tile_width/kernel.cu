@@ -113,7 +113,7 @@ constexpr int BM = 128; // rows of C per block
 // columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (gemm_launch)
 constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
 static_assert(BN_WIDE == 2 * BN_NARROW && BN_NARROW == 2 * BN_NARROWEST, "BN halves: the narrowest's checks hold for all");
-// or 192 where tiles of 192 fill the rounds and wide ones would be split (gemm_launch)
+// or 192 where tiles of 192 fill the rounds and wide ones would be split or run longer rounds (gemm_launch)
 constexpr int BN_FIT = 192;
 static_assert(BN_FIT % BN_NARROWEST == 0 && BN_FIT < BN_WIDE, "whole lines of B; the wide tile's slot holds its sums");
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
