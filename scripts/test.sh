@@ -522,7 +522,8 @@ fi
 # with more than SMs, whole rounds before the split ones (2176 x 4096 x
 # 2048: 272 tiles; 3000^3: 288). The others it does not split, as its rule
 # says (K shorter than a k-tile among them; 1152 x 2048 x 4096: 72 tiles of
-# 128 x 256, one round); 1000^3 takes 128 x 128 tiles whole. Where C is
+# 128 x 256, one round), but for wide tiles over half a round deep enough
+# for shares over all SMs to pay (1152 x 2048 x 5120, also in steps 12-13); 1000^3 takes 128 x 128 tiles whole. Where C is
 # at most half as wide as a tile, the tile narrows, split or not: 4096 x 64
 # x 4096 (32 tiles of 128 x 64 in 4 parts), 20000 x 100 x 2000 (157 of 128 x
 # 128 in shares, over 157 rows of tiles that steps 12 and 13 do not pair, C
@@ -556,12 +557,12 @@ shapes=(
     "2056 2048 136" "1100 4100 520" "2056 2048 520" "2176 4096 2048" "3000 3000 3000" "128 4096 4096"
     "1152 2048 4096" "20 300 30000" "300 1000 5000" "2200 4100 3000" "1200 7690 2000"
     "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000" "768 3072 4096" "768 3072 2400"
-    "1536 2000 128"
+    "1536 2000 128" "1152 2048 5120"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
 scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520"
-               "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 4096" "20 300 30000"
+               "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 5120" "20 300 30000"
                "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056" "20000 100 2000"
                "768 3072 4096")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past

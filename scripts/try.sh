@@ -14,7 +14,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, overwide, eager, short, up, promotion, list,
+              11: wider, overwide, eager, short, fill, up, promotion, list,
               noadds, onekernel;
               12: single, nostores, odd, aligned, round;
               13: always, clusters, breakeven, rounds, single, sectors);
@@ -81,7 +81,7 @@ experiment() {
                    '/^        \/\/ ---- epilogue: alpha, beta, store/,/^            __syncwarp(); \/\/ the next pass writes where this one read$/c\        // ---- epilogue: straight from the accumulators\n        const int g = lane / QUAD, tc = lane % QUAD * 2;\n#pragma unroll\n        for (int j = 0; j < FN; ++j)\n#pragma unroll\n            for (int h = 0; h < 2; ++h)\n                store<VEC>(C, M, N, m0 + wm + h * (MMA_M / 2) + g, n0 + j * MMA_N + tc,\n                           make_float2(acc[j][2 * h], acc[j][2 * h + 1]), alpha, beta);') ;;
         step11_stream_k) what="shares over all SMs, not every tile cut in the same number of parts: even = false"
             shape="-m 512 -n 1024 -k 65536"
-            edits=('s/^    const bool pays = split_pays(tiles) \&\& parts != 1, even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/    const bool pays = split_pays(tiles) \&\& parts != 1, even = false;/') ;;
+            edits=('s/^               even = parts >= 2 \&\& sms - parts \* tiles <= sms \/ 8;/               even = false;/') ;;
         "step11_stream_k wider") what="tiles at least 128 wide: BN halves down to BN_NARROW, not BN_NARROWEST"
             shape="-s 1024"
             edits=('s/^    while (bn > BN_NARROWEST \&\& /    while (bn > BN_NARROW \&\& /') ;;
@@ -103,7 +103,10 @@ experiment() {
             edits=('s/(2 \* N <= bn || /(/') ;;
         "step11_stream_k short") what="shares shorter than a tile wherever C has fewer tiles than SMs"
             shape="-m 320 -n 5120 -k 16384"
-            edits=('s/^    const bool pays = split_pays(tiles) \&\& parts != 1, even = /    const bool pays = split_pays(tiles), even = /') ;;
+            edits=('s/^    const bool pays = split_pays(tiles) \&\& (parts != 1 || fill),$/    const bool pays = split_pays(tiles),/') ;;
+        "step11_stream_k fill") what="with over half a round of wide tiles but less than a round, step 10's single round always"
+            shape="-m 1536 -n 1536 -k 8192"
+            edits=('s/^    const bool pays = split_pays(tiles) \&\& (parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& parts != 1,/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
@@ -119,7 +122,7 @@ experiment() {
             shape="-m 1152 -n 8192 -k 8192"
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8/    const bool pair = paired == rows || (8/') ;;
         "step12_multicast round") what="clusters only where C has a round of wide tiles: fewer, step 11's single round"
-            shape="-m 1536 -n 1536 -k 8192"
+            shape="-m 1536 -n 1536 -k 4096"
             edits=('s/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair \&\& rows * wide_n >= sms ?/') ;;
         "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
             shape="-s 3000"

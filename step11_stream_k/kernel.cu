@@ -33,21 +33,30 @@
  *   FIXUP_K_TILES = 8, which splits it, for no gain:
  *   Measured (scripts/try.sh 11 eager, NVIDIA H200, CUDA 13.0, 2026-11-24):
  *   tried 665.45 TFLOPS (99.9% of cuBLAS), as is 673.01 (99.9%).
- * - Shares shorter than a tile only where C has at most half as many tiles
- *   as SMs (gemm_launch: parts != 1), so that each tile has two SMs or
- *   more. With more, step 10's single round keeps most SMs busy already,
- *   and the same k-tiles spread over all of them gain less than the count
- *   of SMs says: the SMs share L2, and each k-tile takes longer (4853 x 309
- *   x 3655, 76 tiles: 0.60 us a k-tile on 76 SMs, about 0.8 on 132;
- *   results/h200-2026-11-25/timeline_4853_309_3655.txt); and the parts of
- *   a tile end together, so that one waits for the other's sum before it
- *   stores. Over 46 products of 70 to 126 tiles, the shares ran from 17%
- *   slower to 18% faster than the round, 29 of them slower; over 5 of 28
- *   to 52 tiles, 8% to 42% faster (results/h200-2026-11-25/
- *   short_shares.txt). Tried with shares wherever C has fewer tiles than
- *   SMs, at 320 x 5120 x 16384 (120 tiles of 128 x 128, 256 k-tiles each):
+ * - Shares shorter than a tile where C has at most half as many tiles as
+ *   SMs (gemm_launch: parts != 1), so that each tile has two SMs or more.
+ *   With more, step 10's single round keeps most SMs busy already, and the
+ *   same k-tiles spread over all of them gain less than the count of SMs
+ *   says: the SMs share L2, and each k-tile takes longer (4853 x 309 x
+ *   3655, 76 tiles: 0.60 us a k-tile on 76 SMs, about 0.8 on 132;
+ *   results/h200-2026-11-25/timeline_4853_309_3655.txt). So there (fill)
+ *   only with wide tiles, and only if the shares, each k-tile and the
+ *   fixup counted a third longer, still take less time than the round.
+ *   Over 46 products of 70 to 126 tiles, shares everywhere ran from 17%
+ *   slower to 18% faster than the round, 29 of them slower
+ *   (results/h200-2026-11-25/short_shares.txt). Where a repack padded the
+ *   rows of A or B, too: from 6% slower (137 x 11729 x 25027) to 18%
+ *   faster in six products (results/h200-2026-11-25/fill.txt); those keep
+ *   the round. Tried with
+ *   shares wherever C has fewer tiles than SMs, at 320 x 5120 x 16384 (120
+ *   tiles of 128 x 128, 256 k-tiles each):
  *   Measured (scripts/try.sh 11 short, NVIDIA H200, CUDA 13.0, 2026-11-25):
  *   tried 413.33 TFLOPS (80.2% of cuBLAS), as is 475.48 (92.1%).
+ *   And with step 10's round wherever C has over half as many tiles as
+ *   SMs, at 1536 x 1536 x 8192 (72 tiles of 128 x 256, 128 k-tiles each:
+ *   shares of 69-70 on 132 SMs):
+ *   Measured (scripts/try.sh 11 fill, NVIDIA H200, CUDA 13.0, 2026-11-25):
+ *   tried 435.77 TFLOPS (66.1% of cuBLAS), as is 564.34 (95.2%).
  * - Fixup: a part that does not start its tile leaves its partial sum (the
  *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
  *   workspace and raises a flag (st.release: the sum is visible to whoever
@@ -171,7 +180,7 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * Measured: 637.19 TFLOPS, 100.2% of cuBLAS GemmEx, 1.02x step 10
+ * Measured: 623.18 TFLOPS, 100.3% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
  */
 #include "gemm.h"
@@ -388,8 +397,8 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 }
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
-// thread: a TMA box of A (a_rows of BM rows: see gemm_launch) and BN /
-// LINE_N boxes of B, on a barrier armed with their bytes.
+// thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
+// their bytes (a_rows of A's BM rows: see gemm_launch).
 template <int BN>
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
                            const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows)
@@ -678,9 +687,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     int bn = BN_WIDE;
     while (bn > BN_NARROWEST && (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
         bn /= 2;
-    const int tiles = tiles_of(bn);
-    const int parts = sms / tiles;
-    const bool pays = split_pays(tiles) && parts != 1, even = parts >= 2 && sms - parts * tiles <= sms / 8;
+    const int tiles = tiles_of(bn), parts = sms / tiles;
+    // Where C has fewer wide tiles than SMs, but over half as many, shares over all SMs only where no
+    // repack padded the rows of A or B, and if they take less time than the round with each k-tile and
+    // the fixup a third longer (see the header).
+    const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
+                      4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
+    const bool pays = split_pays(tiles) && (parts != 1 || fill),
+               even = parts >= 2 && sms - parts * tiles <= sms / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = bn == BN_WIDE     ? kernel_for<BN_WIDE>(vec, pays)
                         : bn == BN_NARROW ? kernel_for<BN_NARROW>(vec, pays)

@@ -46,20 +46,20 @@
  *   Measured (scripts/try.sh 12 aligned, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 567.65 TFLOPS (88.7% of cuBLAS), as is 609.43 (96.6%).
  * - Clusters split tiles even where C has fewer than clusters
- *   (gemm_launch). With half a round of wide tiles to a round, step 11 runs
- *   its blocks in one round of whole tiles and leaves the other SMs idle:
- *   shares over all SMs wait on L2 there (its header). A cluster's stage
- *   costs L2 a third less, and where split_pays holds over the clusters,
- *   the shares pay: 1536 x 1536 x 8192 is 72 tiles of 128 x 256, 128
- *   k-tiles each on 72 SMs, or 36 of 256 x 256 in shares of 69-70 k-tiles
- *   over 66 clusters (results/h200-2026-11-25/clusters_half_round.txt).
- *   Where the clusters would not split them, clusters of one stay, whose
- *   blocks run the same round of tiles faster (2048^3: 128 tiles of 128 x
- *   256, or 64 of 256 x 256 for 66 clusters; the README's Try-it). Tried
- *   with clusters only where C has a round of wide tiles, at 1536 x 1536 x
- *   8192:
+ *   (gemm_launch). With half a round of wide tiles to a round, step 11's
+ *   blocks split them only where their shares pay with each k-tile a third
+ *   longer (its header: fill); elsewhere they run one round of whole tiles
+ *   and leave the other SMs idle. A cluster's stage costs L2 a third less,
+ *   and where split_pays holds over the clusters, the shares pay: 1536 x
+ *   1536 x 4096 is 72 tiles of 128 x 256, 64 k-tiles each on 72 SMs, or 36
+ *   of 256 x 256 in shares of 34-35 k-tiles over 66 clusters
+ *   (results/h200-2026-11-25/clusters_half_round.txt). Where the clusters
+ *   would not split them, clusters of one stay, whose blocks run the same
+ *   round of tiles faster (2048^3: 128 tiles of 128 x 256, or 64 of 256 x
+ *   256 for 66 clusters; the README's Try-it). Tried with clusters only
+ *   where C has a round of wide tiles, at 1536 x 1536 x 4096:
  *   Measured (scripts/try.sh 12 round, NVIDIA H200, CUDA 13.0, 2026-11-25):
- *   tried 417.33 TFLOPS (66.2% of cuBLAS), as is 557.95 (94.5%).
+ *   tried 430.95 TFLOPS (72.7% of cuBLAS), as is 475.01 (82.2%).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
@@ -88,7 +88,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 631.38 TFLOPS, 99.8% of cuBLAS GemmEx, 0.99x step 11
+ * Measured: 627.32 TFLOPS, 99.7% of cuBLAS GemmEx, 1.01x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
  */
 #include "gemm.h"
@@ -329,8 +329,8 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 }
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
-// thread: a TMA box of A (a_rows of BM rows: see gemm_launch) and BN /
-// LINE_N boxes of B, on a barrier armed with their bytes. The blocks of a
+// thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
+// their bytes (a_rows of A's BM rows: see gemm_launch). The blocks of a
 // cluster need the same tile of B: the block of rank r copies boxes r,
 // r + cluster, ... into every block's stage.
 template <int BN>
@@ -669,10 +669,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     while (cluster == 1 && bn > BN_NARROWEST &&
            (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
         bn /= 2;
-    const int tiles = tiles_of(bn);
-    const int parts = clusters / tiles;
-    // Clusters split tiles even where C has fewer than clusters, unlike step 11's blocks (see the header).
-    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER),
+    const int tiles = tiles_of(bn), parts = clusters / tiles;
+    // Where C has fewer wide tiles than SMs, but over half as many, shares over all SMs only where no
+    // repack padded the rows of A or B, and if they take less time than the round with each k-tile and
+    // the fixup a third longer (see the header).
+    const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
+                      4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
+    // Clusters split tiles even where C has fewer than clusters (see the header).
+    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER || fill),
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =

@@ -96,7 +96,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 635.16 TFLOPS, 99.6% of cuBLAS GemmEx, 1.01x step 12
+ * Measured: 630.50 TFLOPS, 99.7% of cuBLAS GemmEx, 1.01x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
  */
 #include "gemm.h"
@@ -356,8 +356,8 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 }
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
-// thread: a TMA box of A (a_rows of BM rows: see gemm_launch) and BN /
-// LINE_N boxes of B, on a barrier armed with their bytes. The blocks of a
+// thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
+// their bytes (a_rows of A's BM rows: see gemm_launch). The blocks of a
 // cluster need the same tile of B: the block of rank r copies boxes r,
 // r + cluster, ... into every block's stage.
 template <int BN>
@@ -703,10 +703,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (bn == BN_WIDE && !split_pays(tiles_of(BN_FIT), clusters) &&
         (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))
         bn = BN_FIT;
-    const int tiles = tiles_of(bn);
-    const int parts = clusters / tiles;
-    // Clusters split tiles even where C has fewer than clusters, unlike step 11's blocks (see the header).
-    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER),
+    const int tiles = tiles_of(bn), parts = clusters / tiles;
+    // Where C has fewer wide tiles than SMs, but over half as many, shares over all SMs only where no
+    // repack padded the rows of A or B, and if they take less time than the round with each k-tile and
+    // the fixup a third longer (see the header).
+    const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
+                      4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
+    // Clusters split tiles even where C has fewer than clusters (see the header).
+    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER || fill),
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
