@@ -44,10 +44,11 @@
  *   fixup counted a third longer, still take less time than the round.
  *   Over 46 products of 70 to 126 tiles, shares everywhere ran from 17%
  *   slower to 18% faster than the round, 29 of them slower; over 5 of 28
- *   to 52 tiles, 8% to 42% faster (results/h200-2026-11-25/
- *   short_shares.txt). Where a repack padded the rows of A or B, too: from
- *   6% slower (137 x 11729 x 25027) to 18% faster in six products
- *   (results/h200-2026-11-25/fill.txt); those keep the round. Tried with
+ *   to 52 tiles, 8% to 42% faster
+ *   (results/h200-2026-11-25/short_shares.txt). Where a repack padded the
+ *   rows of A or B, too: from 6% slower (137 x 11729 x 25027) to 18%
+ *   faster in six products (results/h200-2026-11-25/fill.txt); those keep
+ *   the round. Tried with
  *   shares wherever C has fewer tiles than SMs, at 320 x 5120 x 16384 (120
  *   tiles of 128 x 128, 256 k-tiles each):
  *   Measured (scripts/try.sh 11 short, NVIDIA H200, CUDA 13.0, 2026-11-25):
