@@ -14,7 +14,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, overwide, eager, short, fill, up, promotion, list,
+              11: wider, overwide, eager, short, fill, full, up, promotion, list,
               noadds, onekernel;
               12: single, nostores, odd, aligned, round;
               13: always, clusters, breakeven, rounds, single, sectors);
@@ -88,7 +88,7 @@ experiment() {
         "step11_stream_k eager") what="splits that save less: FIXUP_K_TILES = 8"
             shape="-m 2048 -n 2048 -k 32768"
             edits=('s/^constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;/constexpr int FIXUP_K_TILES = 8, MIN_SHARE = 6;/') ;;
-        "step11_stream_k up") what="every part from its first k-tile up, as whole tiles are"; shape="-s 6144"
+        "step11_stream_k up") what="every part from its first k-tile up, as whole tiles are"; shape="-s 6400"
             edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
         "step11_stream_k promotion") what="TMA's L2 promotion of 256 bytes, as in step 10"; shape="-s 5000"
             edits=('s/CU_TENSOR_MAP_L2_PROMOTION_L2_128B/CU_TENSOR_MAP_L2_PROMOTION_L2_256B/') ;;
@@ -103,10 +103,13 @@ experiment() {
             edits=('s/(2 \* N <= bn || /(/') ;;
         "step11_stream_k short") what="shares shorter than a tile wherever C has fewer tiles than SMs"
             shape="-m 320 -n 5120 -k 16384"
-            edits=('s/^    const bool pays = split_pays(tiles) \&\& (parts != 1 || fill),$/    const bool pays = split_pays(tiles),/') ;;
+            edits=('s/^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& (tiles < sms || 5 * (tiles % sms) <= 3 * sms),/') ;;
         "step11_stream_k fill") what="with over half a round of wide tiles but less than a round, step 10's single round always"
             shape="-m 1536 -n 1536 -k 8192"
-            edits=('s/^    const bool pays = split_pays(tiles) \&\& (parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& parts != 1,/') ;;
+            edits=('s/^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1),/') ;;
+        "step11_stream_k full") what="shares also where the last round of whole tiles would be more than three fifths full"
+            shape="-m 4152 -n 2735 -k 6980"
+            edits=('s/^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& (tiles > sms || parts != 1 || fill),/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;

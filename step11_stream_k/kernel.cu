@@ -33,6 +33,22 @@
  *   FIXUP_K_TILES = 8, which splits it, for no gain:
  *   Measured (scripts/try.sh 11 eager, NVIDIA H200, CUDA 13.0, 2026-11-24):
  *   tried 665.45 TFLOPS (99.9% of cuBLAS), as is 673.01 (99.9%).
+ * - With more tiles than SMs, only where the last round of whole tiles
+ *   would be at most three fifths full (gemm_launch). The shares save the
+ *   time of that round's idle SMs, SMs - r of them for a round of r tiles,
+ *   but each of their k-tiles takes longer than in a round: a block reads
+ *   A and B at two places in K, not one, and the tiles beside it in the
+ *   GROUP_M order are not all in flight. The shares cut SMs + r tiles;
+ *   with r over three fifths of the SMs, the idle SMs are fewer than a
+ *   quarter of those, and the shares lost: over 30 products of 1.5 to 15
+ *   rounds, all 10 with r over 79 of 132 ran slower in shares than in
+ *   rounds, by 0.6% to 9%, and 3 of the other 20, by up to 3.9%, while 17
+ *   ran level or up to 17% faster
+ *   (results/h100-2026-11-26/last_round.txt). Tried with shares wherever
+ *   they pay, at 4152 x 2735 x 6980 (363 tiles; the last round 99 of 132):
+ *   Measured (scripts/try.sh 11 full, NVIDIA H100 80GB HBM3, CUDA 13.0,
+ *   2026-11-26): tried 452.91 TFLOPS (367.6% of cuBLAS), as is 503.78
+ *   (410.2%).
  * - Shares shorter than a tile where C has at most half as many tiles as
  *   SMs (gemm_launch: parts != 1), so that each tile has two SMs or more.
  *   With more, step 10's single round keeps most SMs busy already, and the
@@ -131,9 +147,10 @@
  *   two slices of K at a time (with equal parts, part i's end - 1 - t).
  *   Counting up instead, each block would start at a k-tile of its own,
  *   and A and B would come from memory again for every tile. Tried with
- *   every part from its first k-tile up, at 6144^3:
- *   Measured (scripts/try.sh 11 up, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 617.71 TFLOPS (97.5% of cuBLAS), as is 643.50 (101.6%).
+ *   every part from its first k-tile up, at 6400^3:
+ *   Measured (scripts/try.sh 11 up, NVIDIA H100 80GB HBM3, CUDA 13.0,
+ *   2026-11-26): tried 622.34 TFLOPS (99.2% of cuBLAS), as is 651.24
+ *   (103.7%).
  *
  *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
  *
@@ -689,12 +706,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     while (bn > BN_NARROWEST && (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
         bn /= 2;
     const int tiles = tiles_of(bn), parts = sms / tiles;
-    // Where C has fewer wide tiles than SMs, but over half as many, shares over all SMs only where no
-    // repack padded the rows of A or B, and if they take less time than the round with each k-tile and
-    // the fixup a third longer (see the header).
+    // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
+    // full; with fewer, but over half as many, only wide tiles on rows no repack padded, if the shares take less
+    // time than the round with each k-tile and the fixup a third longer (fill; the header says why of both).
     const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
-    const bool pays = split_pays(tiles) && (parts != 1 || fill),
+    const bool pays = split_pays(tiles) && (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill),
                even = parts >= 2 && sms - parts * tiles <= sms / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = bn == BN_WIDE     ? kernel_for<BN_WIDE>(vec, pays)

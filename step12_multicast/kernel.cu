@@ -60,6 +60,13 @@
  *   where C has a round of wide tiles, at 1536 x 1536 x 4096:
  *   Measured (scripts/try.sh 12 round, NVIDIA H200, CUDA 13.0, 2026-11-25):
  *   tried 430.95 TFLOPS (72.7% of cuBLAS), as is 475.01 (82.2%).
+ *   Nor do clusters keep step 11's rounds where C has more tiles than
+ *   clusters and the last round would be more than three fifths full (its
+ *   header): with a stage a third cheaper in L2, the shares stayed ahead
+ *   there, by 0.8 to 0.9 points of cuBLAS at 6144^3 and 4096 x 12288 x
+ *   4096 (last rounds of 48 and 42 cluster tiles for 66 clusters) and
+ *   level at 7000^3 (58), against step 11's rule in clusters too
+ *   (results/h100-2026-11-26/clusters_last_round.txt).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
@@ -670,13 +677,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
            (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
         bn /= 2;
     const int tiles = tiles_of(bn), parts = clusters / tiles;
-    // Where C has fewer wide tiles than SMs, but over half as many, shares over all SMs only where no
-    // repack padded the rows of A or B, and if they take less time than the round with each k-tile and
-    // the fixup a third longer (see the header).
+    // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
+    // full; with fewer, but over half as many, only wide tiles on rows no repack padded, if the shares take less
+    // time than the round with each k-tile and the fixup a third longer (fill; the header says why of both).
     const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
-    // Clusters split tiles even where C has fewer than clusters (see the header).
-    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER || fill),
+    // Clusters split tiles wherever split_pays holds, for as few tiles as there are (see the header).
+    const bool pays = split_pays(tiles, clusters) &&
+                      (cluster == CLUSTER || (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill)),
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =

@@ -704,13 +704,14 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))
         bn = BN_FIT;
     const int tiles = tiles_of(bn), parts = clusters / tiles;
-    // Where C has fewer wide tiles than SMs, but over half as many, shares over all SMs only where no
-    // repack padded the rows of A or B, and if they take less time than the round with each k-tile and
-    // the fixup a third longer (see the header).
+    // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
+    // full; with fewer, but over half as many, only wide tiles on rows no repack padded, if the shares take less
+    // time than the round with each k-tile and the fixup a third longer (fill; the header says why of both).
     const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
-    // Clusters split tiles even where C has fewer than clusters (see the header).
-    const bool pays = split_pays(tiles, clusters) && (parts != 1 || cluster == CLUSTER || fill),
+    // Clusters split tiles wherever split_pays holds, for as few tiles as there are (see the header).
+    const bool pays = split_pays(tiles, clusters) &&
+                      (cluster == CLUSTER || (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill)),
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
