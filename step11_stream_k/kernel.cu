@@ -41,14 +41,17 @@
  *   GROUP_M order are not all in flight. The shares cut SMs + r tiles;
  *   with r over three fifths of the SMs, the idle SMs are fewer than a
  *   quarter of those, and the shares lost: over 30 products of 1.5 to 15
- *   rounds, all 10 with r over 79 of 132 ran slower in shares than in
- *   rounds, by 0.6% to 9%, and 3 of the other 20, by up to 3.9%, while 17
- *   ran level or up to 17% faster
- *   (results/h100-2026-11-26/last_round.txt). Tried with shares wherever
- *   they pay, at 4152 x 2735 x 6980 (363 tiles; the last round 99 of 132):
- *   Measured (scripts/try.sh 11 full, NVIDIA H100 80GB HBM3, CUDA 13.0,
- *   2026-11-26): tried 452.91 TFLOPS (367.6% of cuBLAS), as is 503.78
- *   (410.2%).
+ *   rounds on an H100, all 10 with r over 79 of 132 ran slower in shares
+ *   than in rounds, by 0.6% to 9%, and 3 of the other 20, by up to 3.9%,
+ *   while 17 ran level or up to 17% faster
+ *   (results/h100-2026-11-26/last_round.txt). On the H200 the shares lose
+ *   less there, and at 6144^3 and 4096 x 12288 x 4096 (r = 96 and 84) they
+ *   were ahead by about a point of cuBLAS, which the rule gives up
+ *   (results/h200-2026-11-26/last_round_h200.txt). Tried with shares
+ *   wherever they pay, at 4152 x 2735 x 6980 (363 tiles; the last round
+ *   99 of 132):
+ *   Measured (scripts/try.sh 11 full, NVIDIA H200, CUDA 13.0, 2026-11-26):
+ *   tried 534.66 TFLOPS (432.3% of cuBLAS), as is 546.82 (441.8%).
  * - Shares shorter than a tile where C has at most half as many tiles as
  *   SMs (gemm_launch: parts != 1), so that each tile has two SMs or more.
  *   With more, step 10's single round keeps most SMs busy already, and the
@@ -148,9 +151,8 @@
  *   Counting up instead, each block would start at a k-tile of its own,
  *   and A and B would come from memory again for every tile. Tried with
  *   every part from its first k-tile up, at 6400^3:
- *   Measured (scripts/try.sh 11 up, NVIDIA H100 80GB HBM3, CUDA 13.0,
- *   2026-11-26): tried 622.34 TFLOPS (99.2% of cuBLAS), as is 651.24
- *   (103.7%).
+ *   Measured (scripts/try.sh 11 up, NVIDIA H200, CUDA 13.0, 2026-11-26):
+ *   tried 637.80 TFLOPS (103.3% of cuBLAS), as is 644.01 (104.4%).
  *
  *   3000^3: 24 x 12 = 288 tiles of 47 k-tiles, 132 SMs (tile: k-tiles)
  *
