@@ -27,9 +27,10 @@
  *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
  *   would be split, BN_WIDE stays (below). The rule holds for clusters of
  *   one too. It asks split_pays, not whether step 12 would split: with
- *   more wide tiles than half the SMs and fewer than SMs, step 12's blocks
- *   out of clusters run them in one round (step 11's header), whose idle
- *   SMs the narrower tiles put to work all the same (1152 x 2048 x 4096,
+ *   more wide tiles than half the SMs and fewer than SMs, or more than SMs
+ *   and a last round more than three fifths full, step 12's blocks out of
+ *   clusters run them in rounds (step 11's header), whose idle SMs the
+ *   narrower tiles put to work all the same (1152 x 2048 x 4096,
  *   9 rows of tiles: 99 tiles of 128 x 192 in one round, not 72 of 128 x
  *   256). Tried with the rule for clusters only, at 2900 x 2000 x 2000 (23
  *   rows of tiles whose rows start on sectors: clusters of one; 184 tiles
