@@ -37,9 +37,9 @@
  * lives in common/repack.cuh; the launcher says what it costs. Step 08
  * loads such rows element by element:
  *
- * Measured at 4096 x 4096 x 4100: 606.07 TFLOPS, 261.2% of cuBLAS GemmEx,
- * 6.88x step 08 (scripts/run_all.sh -m 4096 -n 4096 -k 4100, NVIDIA H200,
- * CUDA 13.0, 2026-11-25).
+ * Measured at 4096 x 4096 x 4100: 618.23 TFLOPS, 255.6% of cuBLAS GemmEx,
+ * 7.02x step 08 (scripts/run_all.sh -m 4096 -n 4096 -k 4100, NVIDIA H200,
+ * CUDA 13.0, 2026-11-26).
  *
  * Why it is faster: one thread and one instruction per box replace 256
  * threads computing addresses for 12 copies each per tile; the warps only
@@ -53,8 +53,8 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 602.13 TFLOPS, 96.1% of cuBLAS GemmEx, 1.01x step 08
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-25).
+ * Measured: 600.53 TFLOPS, 95.9% of cuBLAS GemmEx, 1.02x step 08
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
  */
 #include "gemm.h"
 #include "repack.cuh"
