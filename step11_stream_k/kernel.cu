@@ -181,6 +181,11 @@
  * the adds left out (wrong sums; the writes and the waits stay):
  * Measured (scripts/try.sh 11 noadds, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 297.19 TFLOPS (74.4% of cuBLAS), as is 278.89 (69.2%).
+ * Scratch copies in which the parts share the adds in one level, in
+ * place of the tree (each part leaves its sums, waits for all the others'
+ * flags, then adds and stores its own columns of the tile), ran 20-42%
+ * slower there, and 44-64% at 20 x 300 x 30000, three tiles in 44 parts
+ * (results/h200-2026-11-26/shared_adds.txt).
  * A split costs a small product more than it saves (1024^3: 128 tiles of
  * 16 k-tiles stay whole, on 128 SMs). Narrow tiles read more bytes from L2
  * per flop than wide ones, which is why large products keep 128 x 256.
