@@ -28,6 +28,8 @@ USAGE
 # kernel.cu unless it says) and sed expressions, each of which must change it.
 experiment() {
     file=$1/kernel.cu
+    # step 11's rule for splitting (gemm_launch), which three of its experiments change
+    local pays11='^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$'
     case $1${2:+ $2} in
         step01_naive) what="each warp down a column of C: BM = 512, BN = 1"; shape="-s 4096"
             edits=('s/^constexpr int BM = 16;/constexpr int BM = 512;/'
@@ -103,13 +105,13 @@ experiment() {
             edits=('s/(2 \* N <= bn || /(/') ;;
         "step11_stream_k short") what="shares shorter than a tile wherever C has fewer tiles than SMs"
             shape="-m 320 -n 5120 -k 16384"
-            edits=('s/^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& (tiles < sms || 5 * (tiles % sms) <= 3 * sms),/') ;;
+            edits=("s/$pays11/"'    const bool pays = split_pays(tiles) \&\& (tiles < sms || 5 * (tiles % sms) <= 3 * sms),/') ;;
         "step11_stream_k fill") what="with over half a round of wide tiles but less than a round, step 10's single round always"
             shape="-m 1536 -n 1536 -k 8192"
-            edits=('s/^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1),/') ;;
+            edits=("s/$pays11/"'    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1),/') ;;
         "step11_stream_k full") what="shares also where the last round of whole tiles would be more than three fifths full"
             shape="-m 4152 -n 2735 -k 6980"
-            edits=('s/^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$/    const bool pays = split_pays(tiles) \&\& (tiles > sms || parts != 1 || fill),/') ;;
+            edits=("s/$pays11/"'    const bool pays = split_pays(tiles) \&\& (tiles > sms || parts != 1 || fill),/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
