@@ -4,8 +4,10 @@
  * whole number of 16-byte pieces (8 halves), its address aligned. For an
  * operand whose rows do not (K or N not a multiple of 8, an unaligned
  * pointer), the launcher first makes a copy that TMA can read, in room kept
- * from call to call. The same in every step that uses it, so it lives here;
- * each launcher says what the copy costs and when it pays.
+ * from call to call. A launcher may ask for the copy of rows TMA can read
+ * too (`lines`): step 11 does, for B, where rows start off 32-byte sectors.
+ * The same in every step that uses it, so it lives here; each launcher says
+ * what the copy costs and when it pays.
  */
 #ifndef REPACK_CUH
 #define REPACK_CUH
@@ -52,13 +54,13 @@ __global__ void repack_kernel(__half *dst, const __half *X, int rows, int cols, 
         *reinterpret_cast<uint4 *>(dst + i * REPACK_PIECE) = *reinterpret_cast<const uint4 *>(v);
 }
 
-// X itself if TMA can read it, or a copy in r, its rows `pitch` halves apart
-// (whole lines, which TMA reads fastest); null if the GPU has too little
-// memory for the copy.
-static const void *for_tma(const void *X, int rows, int cols, int &pitch, room &r)
+// X itself if TMA can read it (and no copy is asked for: `lines`), or a
+// copy in r, its rows `pitch` halves apart (whole lines, which TMA reads
+// fastest); null if the GPU has too little memory for the copy.
+static const void *for_tma(const void *X, int rows, int cols, int &pitch, room &r, bool lines = false)
 {
     pitch = cols;
-    if (cols % REPACK_PIECE == 0 && (uintptr_t)X % 16 == 0)
+    if (cols % REPACK_PIECE == 0 && (uintptr_t)X % 16 == 0 && !lines)
         return X;
     pitch = (cols + REPACK_LINE - 1) / REPACK_LINE * REPACK_LINE;
     if (!grow(r, (size_t)rows * pitch * sizeof(__half)))

@@ -14,9 +14,9 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, overwide, eager, short, fill, full, up, promotion, list,
-              noadds, onekernel;
-              12: single, nostores, odd, aligned, round;
+              11: wider, overwide, eager, short, fill, full, up, promotion, copy,
+              list, noadds, onekernel;
+              12: single, nostores, odd, aligned, round, copy;
               13: always, clusters, breakeven, rounds, single, sectors);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
@@ -92,8 +92,11 @@ experiment() {
             edits=('s/^constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;/constexpr int FIXUP_K_TILES = 8, MIN_SHARE = 6;/') ;;
         "step11_stream_k up") what="every part from its first k-tile up, as whole tiles are"; shape="-s 6400"
             edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
-        "step11_stream_k promotion") what="TMA's L2 promotion of 256 bytes, as in step 10"; shape="-s 5000"
+        "step11_stream_k promotion") what="TMA's L2 promotion of 256 bytes, as in step 10"; shape="-s 3000"
             edits=('s/CU_TENSOR_MAP_L2_PROMOTION_L2_128B/CU_TENSOR_MAP_L2_PROMOTION_L2_256B/') ;;
+        "step11_stream_k copy") what="B read in place where its rows and A's are off sectors, as in step 10"
+            shape="-s 5000"
+            edits=('s/^    B = for_tma(B, K, N, ldb, room_b, N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 \* BM);/    B = for_tma(B, K, N, ldb, room_b);/') ;;
         "step11_stream_k list") what="one level of adds: part 0 adds the sums of every other part itself"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^constexpr int FAN_IN = 4;/constexpr int FAN_IN = 64;/') ;;
@@ -121,6 +124,8 @@ experiment() {
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
             edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
+        "step12_multicast copy") what="step 11's copy of B where its rows and A's are off sectors"; shape="-s 5000"
+            edits=('s/^    B = for_tma(B, K, N, ldb, room_b);/    B = for_tma(B, K, N, ldb, room_b, N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 * BM);/') ;;
         "step12_multicast odd") what="clusters of one over odd rows of tiles"; shape="-s 5400"
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8 \* (paired - rows) <= paired);$/    const bool pair = paired == rows;/') ;;
         "step12_multicast aligned") what="clusters over odd rows of tiles where rows start on sectors too"

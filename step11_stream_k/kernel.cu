@@ -93,6 +93,9 @@
  *   adds the other 32 sums itself, at 256 x 256 x 131072:
  *   Measured (scripts/try.sh 11 list, NVIDIA H200, CUDA 13.0, 2026-11-24):
  *   tried 246.84 TFLOPS (60.5% of cuBLAS), as is 278.32 (68.9%).
+ *   FAN_IN = 8 and 16 ran level with 4, within the spread between runs,
+ *   and 2 behind it on most of 11 products, on an H100
+ *   (results/h100-2026-11-26/fan_in.txt).
  * - Two kernels (gemm_kernel's SPLIT): where no tile is split, the launcher
  *   picks the one compiled without the code for shares and the fixup, and
  *   part() reaches each whole tile without a division. That code never runs
@@ -134,9 +137,27 @@
  * - L2 fetches missed lines alone (tensor_map): TMA's L2 promotion is 128
  *   bytes, not step 10's 256. Where rows do not start on 128-byte lines,
  *   a box row spans two lines, and 256-byte fetches bring in neighbours
- *   that no box needs. Tried with step 10's 256 bytes, at 5000^3:
+ *   that no box needs. Tried with step 10's 256 bytes, at 3000^3:
  *   Measured (scripts/try.sh 11 promotion, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 421.55 TFLOPS (66.8% of cuBLAS), as is 479.10 (78.4%).
+ *   2026-11-26): tried 413.00 TFLOPS (70.5% of cuBLAS), as is 468.10 (84.3%).
+ * - B copied onto whole lines where its rows and A's start off 32-byte
+ *   sectors (K and N 8 more than a multiple of 16), B is wider than a
+ *   line, and C is 32 tiles tall or more (gemm_launch; the copy is
+ *   repack.cuh's, with rows 128 bytes apart). Every other 128-byte row of
+ *   a box then starts 16 bytes into a sector and spans five of them, in
+ *   two lines, and L2 has the most requests to answer of any shape (What
+ *   limits it now); a k-tile of B is 256 columns to A's 128 rows, so B's
+ *   rows make two thirds of them. The copy costs one read and one write
+ *   of B, and each row of tiles reads B once more: over 16 products the
+ *   rule copies B for, it ran from level (4200 x 600 x 30008) to 16%
+ *   faster (8000 x 5000 x 5000), 9% on average
+ *   (results/h200-2026-11-26/copy_b.txt, which also holds the runs that
+ *   drew the rule's lines). Where C was 24 tiles tall or less (3000^3),
+ *   where A's rows start on sectors (5000 x 744 x 20000, 4200 x 600 x
+ *   30000: 3% behind step 10) or where B was 40 columns wide, the copy
+ *   cost more than it saved, and B stays. Tried without it, at 5000^3:
+ *   Measured (scripts/try.sh 11 copy, NVIDIA H200, CUDA 13.0, 2026-11-26):
+ *   tried 489.81 TFLOPS (80.3% of cuBLAS), as is 544.75 (89.1%).
  * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
  *   write BM - M rows of zeros into every stage. Rows of a tile below M
  *   are never stored, so whatever they hold does not matter.
@@ -192,10 +213,11 @@
  * Rows that do not start on 32-byte sectors (3000^3, 5000^3: K and N are 8
  * more than a multiple of 16) cost TMA five sectors for every other row of a
  * box instead of four: steps 10 and 11 run much faster at 2992^3 and 3008^3
- * (results/h200-2026-11-24/alignment.txt). And cuBLAS runs in clusters of
- * two blocks that receive each box of A or B together (TMA multicast), so
- * that L2 answers fewer requests: at 3000^3, 8.5 million to this kernel's
- * 14.7 million, with 192 x 192 tiles (results/h200-2026-11-24/
+ * (results/h200-2026-11-24/alignment.txt); at 3000^3, 24 tiles tall,
+ * the copy of B would cost more than it saves. And cuBLAS runs in
+ * clusters of two blocks that receive each box of A or B together (TMA
+ * multicast), so that L2 answers fewer requests: at 3000^3, 8.5 million
+ * to this kernel's 14.7 million, with 192 x 192 tiles (results/h200-2026-11-24/
  * profile_cublas_3000.txt and profile_step11_3000.txt, from
  * scripts/profile.sh 11 -s 3000 [--cublas]). Step 12 takes that idea.
  *
@@ -207,7 +229,8 @@
  *
  * At 4096^3 no tile is split and the launch is step 10's round; the ratio
  * to step 10 below is the spread between processes, cuBLAS's with it (the
- * same day's shapes table has both steps at 632.2 TFLOPS there).
+ * same day's shapes table has step 10 at 620.3 TFLOPS there and step 11
+ * at 619.7).
  * Measured: 614.36 TFLOPS, 100.3% of cuBLAS GemmEx, 0.97x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
  */
@@ -694,7 +717,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     static room room_a, room_b;
     int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, room_a);
-    B = for_tma(B, K, N, ldb, room_b);
+    // B too where its rows, a line or longer, and A's are off 32-byte sectors and C is 32 tiles tall (see the header).
+    B = for_tma(B, K, N, ldb, room_b, N % 16 != 0 && N > REPACK_LINE && lda % 16 != 0 && M > 31 * BM);
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
     // A's box has no more rows than A (M < BM: skinny products): TMA would write
@@ -719,7 +743,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
     // full; with fewer, but over half as many, only wide tiles on rows no repack padded, if the shares take less
     // time than the round with each k-tile and the fixup a third longer (fill; the header says why of both).
-    const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
+    const bool fill = bn == BN_WIDE && K % 8 == 0 && N % 8 == 0 &&
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
     const bool pays = split_pays(tiles) && (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill),
                even = parts >= 2 && sms - parts * tiles <= sms / 8;

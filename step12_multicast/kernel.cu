@@ -67,6 +67,17 @@
  *   4096 (last rounds of 48 and 42 cluster tiles for 66 clusters) and
  *   level at 7000^3 (58), against step 11's rule in clusters too
  *   (results/h100-2026-11-26/clusters_last_round.txt).
+ * - B read in place (gemm_launch), where step 11 copies it onto whole
+ *   lines (rows of A and B off sectors, C 32 tiles tall: its header). In a
+ *   cluster each box of B comes from L2 once for two blocks, so its rows'
+ *   fifth sectors cost half as much, and the copy's read and write of B
+ *   more than it saves: of 9 products step 11 copies B for, step 12 ran
+ *   2% to 8% slower with the copy on 8, and 7% faster on 13192 x 184 x
+ *   4184, whose 104 tiles it runs in clusters of one
+ *   (results/h200-2026-11-26/copy_b.txt, its second part). Tried with
+ *   step 11's copy, at 5000^3:
+ *   Measured (scripts/try.sh 12 copy, NVIDIA H200, CUDA 13.0, 2026-11-26):
+ *   tried 549.56 TFLOPS (89.3% of cuBLAS), as is 580.25 (95.3%).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
@@ -680,7 +691,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
     // full; with fewer, but over half as many, only wide tiles on rows no repack padded, if the shares take less
     // time than the round with each k-tile and the fixup a third longer (fill; the header says why of both).
-    const bool fill = bn == BN_WIDE && lda == K && ldb == N &&
+    const bool fill = bn == BN_WIDE && K % 8 == 0 && N % 8 == 0 &&
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
     // Clusters split tiles wherever split_pays holds, for as few tiles as there are (see the header).
     const bool pays = split_pays(tiles, clusters) &&
