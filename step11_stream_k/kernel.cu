@@ -145,17 +145,18 @@
  *   line, and C is 32 tiles tall or more (gemm_launch; the copy is
  *   repack.cuh's, with rows 128 bytes apart). Every other 128-byte row of
  *   a box then starts 16 bytes into a sector and spans five of them, in
- *   two lines, and L2 has the most requests to answer of any shape (What
- *   limits it now); a k-tile of B is 256 columns to A's 128 rows, so B's
- *   rows make two thirds of them. The copy costs one read and one write
+ *   two lines, and L2 answers more requests (What limits it now); a
+ *   k-tile of B is 256 columns to A's 128 rows, so B's rows make two
+ *   thirds of them. The copy costs one read and one write
  *   of B, and each row of tiles reads B once more: over 16 products the
  *   rule copies B for, it ran from level (4200 x 600 x 30008) to 16%
  *   faster (8000 x 5000 x 5000), 9% on average
  *   (results/h200-2026-11-26/copy_b.txt, which also holds the runs that
- *   drew the rule's lines). Where C was 24 tiles tall or less (3000^3),
- *   where A's rows start on sectors (5000 x 744 x 20000, 4200 x 600 x
- *   30000: 3% behind step 10) or where B was 40 columns wide, the copy
- *   cost more than it saved, and B stays. Tried without it, at 5000^3:
+ *   drew the rule's lines), and over 20 more drawn at random, from level
+ *   to 18% faster (results/h200-2026-11-26/copy_b_random.txt). Where C
+ *   was 24 tiles tall or less (3000^3), where A's rows start on sectors
+ *   (5000 x 744 x 20000, 4200 x 600 x 30000: 3% behind step 10) or where
+ *   B was 40 columns wide, the copy cost more than it saved, and B stays. Tried without it, at 5000^3:
  *   Measured (scripts/try.sh 11 copy, NVIDIA H200, CUDA 13.0, 2026-11-26):
  *   tried 489.81 TFLOPS (80.3% of cuBLAS), as is 544.75 (89.1%).
  * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
