@@ -621,6 +621,16 @@ cases_for() {
              $(sanitizer_runs_for "$1" | wc -l) ))
 }
 wrong_cases=10 # common/wrong_kernel.cu's 5 bugs, with a float and a half harness
+# The README says how many shapes, alpha/beta pairs and --offset runs the
+# GPU half has: the counts of the arrays above, which it must keep up with.
+readme_text=$(tr -s '\n ' '  ' <README.md)
+if [[ $readme_text == *"every step on ${#shapes[@]} shapes "* &&
+      $readme_text == *"${#scalings[@]} more alpha/beta pairs on ${#scaled_shapes[@]} of them"* &&
+      $readme_text == *"and ${#offset_runs[@]} runs with \`--offset\`"* ]]; then
+    pass "README: the GPU half's ${#shapes[@]} shapes, ${#scalings[@]} alpha/beta pairs on ${#scaled_shapes[@]} and ${#offset_runs[@]} --offset runs"
+else
+    fail "README: say the GPU half runs every step on ${#shapes[@]} shapes, ${#scalings[@]} more alpha/beta pairs on ${#scaled_shapes[@]} of them and ${#offset_runs[@]} runs with --offset"
+fi
 COMMON_OBJS="common/half.o common/options.o common/step.o common/check.o common/harness.o"
 
 # The steps' reason to skip their GPU checks: left out of the build, or (set
