@@ -30,6 +30,8 @@ experiment() {
     file=$1/kernel.cu
     # step 11's rule for splitting (gemm_launch), which three of its experiments change
     local pays11='^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$'
+    # step 11's rule for copying B onto lines, which step 12 leaves out (an edit's pattern, or its replacement)
+    local copy11='N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 \* BM'
     case $1${2:+ $2} in
         step01_naive) what="each warp down a column of C: BM = 512, BN = 1"; shape="-s 4096"
             edits=('s/^constexpr int BM = 16;/constexpr int BM = 512;/'
@@ -96,7 +98,7 @@ experiment() {
             edits=('s/CU_TENSOR_MAP_L2_PROMOTION_L2_128B/CU_TENSOR_MAP_L2_PROMOTION_L2_256B/') ;;
         "step11_stream_k copy") what="B read in place where its rows and A's are off sectors, as in step 10"
             shape="-s 5000"
-            edits=('s/^    B = for_tma(B, K, N, ldb, room_b, N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 \* BM);/    B = for_tma(B, K, N, ldb, room_b);/') ;;
+            edits=("s/^    B = for_tma(B, K, N, ldb, room_b, $copy11);/    B = for_tma(B, K, N, ldb, room_b);/") ;;
         "step11_stream_k list") what="one level of adds: part 0 adds the sums of every other part itself"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^constexpr int FAN_IN = 4;/constexpr int FAN_IN = 64;/') ;;
@@ -125,7 +127,7 @@ experiment() {
             shape="-s 5000"
             edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
         "step12_multicast copy") what="step 11's copy of B where its rows and A's are off sectors"; shape="-s 5000"
-            edits=('s/^    B = for_tma(B, K, N, ldb, room_b);/    B = for_tma(B, K, N, ldb, room_b, N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 * BM);/') ;;
+            edits=("s/^    B = for_tma(B, K, N, ldb, room_b);/    B = for_tma(B, K, N, ldb, room_b, $copy11);/") ;;
         "step12_multicast odd") what="clusters of one over odd rows of tiles"; shape="-s 5400"
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8 \* (paired - rows) <= paired);$/    const bool pair = paired == rows;/') ;;
         "step12_multicast aligned") what="clusters over odd rows of tiles where rows start on sectors too"
