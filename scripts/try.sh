@@ -14,10 +14,10 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, overwide, eager, short, fill, full, up, promotion, copy,
+              11: wider, overwide, narrow, eager, short, fill, full, up, promotion, copy,
               list, noadds, onekernel;
               12: single, nostores, odd, aligned, round, copy;
-              13: always, clusters, breakeven, rounds, single, sectors);
+              13: always, clusters, breakeven, rounds, equal, single, sectors);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -107,7 +107,10 @@ experiment() {
             edits=('s/(vec, pays)/(vec, true)/g') ;;
         "step11_stream_k overwide") what="tiles up to four times as wide as C: BN halves by the other rules alone"
             shape="-m 16384 -n 64 -k 4096"
-            edits=('s/(2 \* N <= bn || /(/') ;;
+            edits=('s/((bn == BN_WIDE ? narrow : 2 \* N <= bn) ||$/(/') ;;
+        "step11_stream_k narrow") what="tiles 256 wide over 257 to 384 columns: BN halves from 256 only where C is at most half as wide"
+            shape="-m 16384 -n 320 -k 4096"
+            edits=('s/((bn == BN_WIDE ? narrow : 2 \* N <= bn) ||$/(2 * N <= bn ||/') ;;
         "step11_stream_k short") what="shares shorter than a tile wherever C has fewer tiles than SMs"
             shape="-m 320 -n 5120 -k 16384"
             edits=("s/$pays11/"'    const bool pays = split_pays(tiles) \&\& (tiles < sms || 5 * (tiles % sms) <= 3 * sms),/') ;;
@@ -121,7 +124,7 @@ experiment() {
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
-            edits=('s/^    const bool may_pair = pair \&\& 2 \* N > BN_WIDE \&\& 2 \* rows \* wide_n >= sms;/    const bool may_pair = pair \&\& 2 * N > BN_WIDE;/'
+            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& 2 \* rows \* wide_n >= sms;/    const bool may_pair = pair \&\& !narrow;/'
                    's/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair ?/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
@@ -140,15 +143,18 @@ experiment() {
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;
         step13_tile_width) what="tiles 192 wide nowhere: step 12's rule"; shape="-s 3000"
-            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays(tiles_of(BN_FIT), clusters) \&\&$/    if (false \&\&/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& (tiles_of(BN_FIT) == tiles_of(BN_WIDE) ||$/    if (false \&\& (/') ;;
         "step13_tile_width always") what="tiles 192 wide wherever tiles 256 wide would be split"; shape="-s 5000"
-            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays(tiles_of(BN_FIT), clusters) \&\&$/    if (bn == BN_WIDE \&\&/') ;;
+            edits=('s/^                          (!split_pays(tiles_of(BN_FIT), clusters) \&\&$/                          (true \&\&/') ;;
         "step13_tile_width clusters") what="the rule for clusters of two only"; shape="-m 2900 -n 2000 -k 2000"
-            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& !split_pays/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& (tiles_of/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& (tiles_of/') ;;
         "step13_tile_width breakeven") what="the rule for clusters of two only, where the widths break even"; shape="-m 2900 -n 3008 -k 3008"
-            edits=('s/^    if (bn == BN_WIDE \&\& !split_pays/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& !split_pays/') ;;
+            edits=('s/^    if (bn == BN_WIDE \&\& (tiles_of/    if (cluster == CLUSTER \&\& bn == BN_WIDE \&\& (tiles_of/') ;;
         "step13_tile_width rounds") what="tiles 192 wide only where tiles 256 wide would be split"; shape="-m 3000 -n 3000 -k 512"
-            edits=('s/^        (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))$/        split_pays(tiles_of(BN_WIDE), clusters))/') ;;
+            edits=('s/^                           (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))))$/                           split_pays(tiles_of(BN_WIDE), clusters))))/') ;;
+        "step13_tile_width equal") what="tiles 192 wide only by the rule for rounds, not wherever they are as many as tiles 256 wide"
+            shape="-m 8000 -n 544 -k 8000"
+            edits=('s/^    if (bn == BN_WIDE \&\& (tiles_of(BN_FIT) == tiles_of(BN_WIDE) ||$/    if (bn == BN_WIDE \&\& (false ||/') ;;
         "step13_tile_width single") what="clusters of one everywhere, as in step 11: tiles 192 wide, each block copying all of B"
             shape="-s 3000"
             edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;

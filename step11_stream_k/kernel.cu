@@ -134,6 +134,25 @@
  *   64 x 4096:
  *   Measured (scripts/try.sh 11 overwide, NVIDIA H200, CUDA 13.0,
  *   2026-11-25): tried 127.04 TFLOPS (56.5% of cuBLAS), as is 219.58 (96.7%).
+ * - Tiles 128 wide where C is narrow (gemm_launch: narrow): BN halves from
+ *   256 to 128, split or not, where tiles 128 wide cover at most four
+ *   fifths of the columns tiles 256 wide do: N from 257 to 384, three
+ *   tiles across for two whose second is a third to a half zeros (and N
+ *   up to 128, the point above). Unless the narrower tiles are split, only
+ *   if they take fewer than twice the rounds: a round of them takes about
+ *   as long as one of tiles 256 wide, and at 6500 x 350 x 256, 153 in two
+ *   rounds ran 5% slower than 102 wide ones in one. Over the 11 products
+ *   of results/h200-2026-11-26/narrow.txt the rule takes them for, they
+ *   ran 12% to 25% faster; the guard keeps wide tiles on 5 more, giving
+ *   up 4% and 7% on two (7000 x 376 x 768, 8400 x 264 x 1024). Not from
+ *   128 to 64 for N from 129 to 192: a 128 x 64 k-tile reads 24 KB for half
+ *   the flops of a 128 x 128's 32 KB, and in scratch runs the narrower
+ *   tiles ran from 20% slower (8192 x 192 x 2048) to 15% faster; nor for
+ *   N from 513 to 640, five tiles for three: from 2% slower to 8% faster
+ *   (results/h100-2026-11-26/narrow.txt). Tried with tiles 256 wide there,
+ *   at 16384 x 320 x 4096:
+ *   Measured (scripts/try.sh 11 narrow, NVIDIA H200, CUDA 13.0,
+ *   2026-11-26): tried 360.70 TFLOPS (59.3% of cuBLAS), as is 440.56 (73.2%).
  * - L2 fetches missed lines alone (tensor_map): TMA's L2 promotion is 128
  *   bytes, not step 10's 256. Where rows do not start on 128-byte lines,
  *   a box row spans two lines, and 256-byte fetches bring in neighbours
@@ -263,9 +282,8 @@ constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
-// When splitting pays (see the header; split_pays in gemm_launch): the SMs
-// a last round of whole tiles leaves idle must lose more than FIXUP_K_TILES
-// k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
+// When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
+// must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
 constexpr int FAN_IN = 4; // the fixup's tree: up to FAN_IN - 1 sums per level, a thread waiting for each
 
@@ -486,10 +504,9 @@ struct split {
     int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
 };
 
-// Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
-// false past its last part. Its whole tiles first; then, of its share, the
-// tiles in the middle, the end of the first tile, the start of the last (see
-// the header for why this order).
+// Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1; false past its last part. Its whole tiles
+// first; then, of its share, the tiles in the middle, the end of the first tile, the start of the last (see the
+// header for why this order).
 template <bool SPLIT>
 __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
 {
@@ -563,8 +580,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     int n = 0;
     if (wg < 0) {
         regs_dec<PRODUCER_REGS>();
-        // ---- load tiles: every k-tile of every part of this block's
-        // work, each into the next stage once the consumers have released it
+        // ---- load tiles: every k-tile of every part of this block, each
+        // into the next stage once the consumers have released it
         int tile, k0, k1;
         for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
@@ -618,9 +635,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (threadIdx.x % WARPGROUP == 0)
             mbar_arrive(&empty[(n - 1) % STAGES]);
 
-        // ---- fixup (see the header): part i of a tile adds the sums of parts
-        // i + step, i + 2 step, ... in this order, so that a run gives the same
-        // bits as the last; then part 0 stores the tile, the others their sums.
+        // ---- fixup (see the header): part i of a tile adds the sums of parts i + step, i + 2 step, ... in this
+        // order, so that a run gives the same bits as the last; then part 0 stores the tile, the others their sums.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x : share_of(first_k), i = blockIdx.x - first;
@@ -730,15 +746,21 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const int tiles_m = (M + BM - 1) / BM, tiles_k = (K + BK - 1) / BK;
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
+    const auto rounds = [&](int tiles) { return (tiles + sms - 1) / sms; }; // of whole tiles, one per SM
     const auto split_pays = [&](int tiles) {
         const int idle = (sms - tiles % sms) % sms;
         return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * sms &&
                (long long)tiles * tiles_k >= (long long)MIN_SHARE * sms;
     };
-    // One rule picks the tile: BN halves while C is at most half as wide, down to 64, or while C has
-    // no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
+    // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
+    // or take fewer than twice the rounds (see the header).
+    const bool narrow = 5 * tiles_of(BN_NARROW) <= 8 * tiles_of(BN_WIDE) &&
+                        (split_pays(tiles_of(BN_NARROW)) || rounds(tiles_of(BN_NARROW)) < 2 * rounds(tiles_of(BN_WIDE)));
+    // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
+    // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
     int bn = BN_WIDE;
-    while (bn > BN_NARROWEST && (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
+    while (bn > BN_NARROWEST && ((bn == BN_WIDE ? narrow : 2 * N <= bn) ||
+                                 (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn))))))
         bn /= 2;
     const int tiles = tiles_of(bn), parts = sms / tiles;
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
@@ -766,9 +788,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                 attr.numRegs, REGS);
         exit(1);
     }
-    // One block per SM (fewer if C has fewer tiles and none is split, or
-    // each is cut in the same number of parts). A block waits only for
-    // blocks after it, and all are on their SMs at once, so every wait ends.
+    // One block per SM (fewer if C has fewer tiles and none is split, or each is cut in the same number of parts).
+    // A block waits only for blocks after it, and all are on their SMs at once, so every wait ends.
     const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
     static room work;
     split s = { pays ? max(tiles / blocks - 1, 0) * blocks : tiles };

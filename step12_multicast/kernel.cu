@@ -28,10 +28,16 @@
  * - The cluster's blocks start only when both barriers exist and leave
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
- * - Only where C is more than 128 wide and has a round of 128 x 256 tiles
- *   or more, or half a round that the clusters split (next point;
+ * - Only where C is not narrow and has a round of 128 x 256 tiles or
+ *   more, or half a round that the clusters split (next point;
  *   gemm_launch): a small product's few tiles are narrower and share
- *   little B, and so are a narrow C's (step 11). Where the rows of tiles
+ *   little B, and so are a narrow C's (step 11's rule, for blocks alone:
+ *   tiles 128 wide where they cover at most four fifths of the columns,
+ *   N up to 128 or from 257 to 384). A cluster's tiles are 256 wide; over
+ *   the 11 products of results/h200-2026-11-26/narrow.txt that the rule
+ *   takes tiles 128 wide for, blocks alone ran 5% to 26% faster than
+ *   clusters of wide tiles, but for 20000 x 376 x 3000, whose rows of A
+ *   and B start off sectors: 7% slower there. Where the rows of tiles
  *   do not pair up, the last row of clusters has a block whose rows
  *   are all below C: TMA fills its tiles of A with zeros and it stores
  *   nothing, a row of tiles more to multiply. That pays where rows of A or
@@ -139,9 +145,8 @@ constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
-// When splitting pays (see the header; split_pays in gemm_launch): the SMs
-// a last round of whole tiles leaves idle must lose more than FIXUP_K_TILES
-// k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
+// When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
+// must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
 constexpr int FAN_IN = 4; // the fixup's tree: up to FAN_IN - 1 sums per level, a thread waiting for each
 
@@ -469,8 +474,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     int n = 0;
     if (wg < 0) {
         regs_dec<PRODUCER_REGS>();
-        // ---- load tiles: every k-tile of every part of this block's
-        // work, each into the next stage once the consumers have released it
+        // ---- load tiles: every k-tile of every part of this block, each
+        // into the next stage once the consumers have released it
         int tile, k0, k1;
         for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
             int m0, n0;
@@ -641,17 +646,29 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    // Clusters of CLUSTER blocks where C, more than half a wide tile across,
-    // has a round of wide tiles or more, or half a round whose tiles the
-    // clusters split, and its rows of tiles pair up, or, where rows of A or B
-    // do not start on sectors, where the blocks over rows below C are at most
-    // an eighth of all; else of one (see the header).
+    const int tiles_k = (K + BK - 1) / BK;
+    const auto rounds = [&](int tiles) { return (tiles + sms - 1) / sms; }; // of whole tiles, one per SM
+    const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
+        const int idle = (units - tiles % units) % units;
+        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
+               (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
+    };
+    // Clusters of CLUSTER blocks where C is not narrow and has a round of
+    // wide tiles or more, or half a round whose tiles the clusters split, and
+    // its rows of tiles pair up, or, where rows of A or B do not start on
+    // sectors, where the blocks over rows below C are at most an eighth of
+    // all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
                          (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
     const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
-    const bool may_pair = pair && 2 * N > BN_WIDE && 2 * rows * wide_n >= sms;
+    // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
+    // or take fewer than twice the rounds (see the header), for blocks alone: clusters take wide tiles.
+    const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW; // columns of 128-wide tiles
+    const bool narrow = 5 * narrow_n <= 8 * wide_n &&
+                        (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n) < 2 * rounds(rows * wide_n));
+    const bool may_pair = pair && !narrow && 2 * rows * wide_n >= sms;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
@@ -670,22 +687,17 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             exit(1);
         }
     }
-    const int tiles_k = (K + BK - 1) / BK;
-    const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
-        const int idle = (units - tiles % units) % units;
-        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
-               (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
-    };
     const int cluster = may_pair && (rows * wide_n >= sms || split_pays(paired / CLUSTER * wide_n, fit)) ? CLUSTER : 1;
     const int clusters = cluster == CLUSTER ? fit : sms;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
-    // One rule picks the tile: BN halves while C is at most half as wide, down to 64, or while C has
-    // no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.
-    // Clusters of CLUSTER do not halve it: C has half a round of wide tiles or more.
+    // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
+    // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split. Clusters of
+    // CLUSTER do not halve it: C has half a round of wide tiles or more, and is not narrow.
     int bn = BN_WIDE;
     while (cluster == 1 && bn > BN_NARROWEST &&
-           (2 * N <= bn || (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
+           ((bn == BN_WIDE ? narrow : 2 * N <= bn) ||
+            (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
         bn /= 2;
     const int tiles = tiles_of(bn), parts = clusters / tiles;
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
