@@ -151,8 +151,8 @@
  *   N from 513 to 640, five tiles for three: from 2% slower to 8% faster
  *   (results/h100-2026-11-26/narrow.txt). Tried with tiles 256 wide there,
  *   at 16384 x 320 x 4096:
- *   Measured (scripts/try.sh 11 narrow, NVIDIA H200, CUDA 13.0,
- *   2026-11-26): tried 360.70 TFLOPS (59.3% of cuBLAS), as is 440.56 (73.2%).
+ *   Measured (scripts/try.sh 11 narrow, NVIDIA H200, CUDA 13.0, 2026-11-26):
+ *   tried 360.70 TFLOPS (59.3% of cuBLAS), as is 440.56 (73.2%).
  * - L2 fetches missed lines alone (tensor_map): TMA's L2 promotion is 128
  *   bytes, not step 10's 256. Where rows do not start on 128-byte lines,
  *   a box row spans two lines, and 256-byte fetches bring in neighbours
