@@ -144,7 +144,7 @@
  *   rounds ran 5% slower than 102 wide ones in one. Over the 11 products
  *   of results/h200-2026-11-26/narrow.txt the rule takes them for, they
  *   ran 12% to 25% faster; the guard keeps wide tiles on 5 more, giving
- *   up 4% and 7% on two (7000 x 376 x 768, 8400 x 264 x 1024). Not from
+ *   up 4% and 8% on two (7000 x 376 x 768, 8400 x 264 x 1024). Not from
  *   128 to 64 for N from 129 to 192: a 128 x 64 k-tile reads 24 KB for half
  *   the flops of a 128 x 128's 32 KB, and in scratch runs the narrower
  *   tiles ran from 20% slower (8192 x 192 x 2048) to 15% faster; nor for
