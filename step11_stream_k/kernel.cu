@@ -754,7 +754,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     };
     // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
     // or take fewer than twice the rounds (see the header).
-    const bool narrow = 5 * tiles_of(BN_NARROW) <= 8 * tiles_of(BN_WIDE) &&
+    const bool narrow = 5 * BN_NARROW * tiles_of(BN_NARROW) <= 4 * BN_WIDE * tiles_of(BN_WIDE) &&
                         (split_pays(tiles_of(BN_NARROW)) || rounds(tiles_of(BN_NARROW)) < 2 * rounds(tiles_of(BN_WIDE)));
     // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
     // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split.

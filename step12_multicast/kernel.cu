@@ -647,7 +647,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const int tiles_k = (K + BK - 1) / BK;
-    const auto rounds = [&](int tiles) { return (tiles + sms - 1) / sms; }; // of whole tiles, one per SM
+    const auto rounds = [&](int tiles, int units) { return (tiles + units - 1) / units; }; // of whole tiles, one per unit
     const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
         const int idle = (units - tiles % units) % units;
         return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
@@ -666,8 +666,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
     // or take fewer than twice the rounds (see the header), for blocks alone: clusters take wide tiles.
     const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW; // columns of 128-wide tiles
-    const bool narrow = 5 * narrow_n <= 8 * wide_n &&
-                        (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n) < 2 * rounds(rows * wide_n));
+    const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * BN_WIDE * wide_n &&
+                        (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
     const bool may_pair = pair && !narrow && 2 * rows * wide_n >= sms;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):

@@ -664,7 +664,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const int tiles_k = (K + BK - 1) / BK;
-    const auto rounds = [&](int tiles) { return (tiles + sms - 1) / sms; }; // of whole tiles, one per SM
+    const auto rounds = [&](int tiles, int units) { return (tiles + units - 1) / units; }; // of whole tiles, one per unit
     const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
         const int idle = (units - tiles % units) % units;
         return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
@@ -684,7 +684,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // split or take fewer than twice the rounds (see the header), for blocks alone: clusters take wider tiles.
     const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW, fit_n = (N + BN_FIT - 1) / BN_FIT; // their columns
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * min(BN_WIDE * wide_n, BN_FIT * fit_n) &&
-                        (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n) < 2 * rounds(rows * wide_n));
+                        (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
     const bool may_pair = pair && !narrow && 2 * rows * wide_n >= sms;
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
@@ -720,7 +720,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // tiles of BN_FIT would not be split, if wide ones would be (its rounds
     // leave less idle than a split costs), or if its rounds take less time,
     // each a tile's width long (see the header).
-    const auto rounds_time = [&](int bn) { return (long long)(tiles_of(bn) + clusters - 1) / clusters * bn; };
+    const auto rounds_time = [&](int bn) { return (long long)rounds(tiles_of(bn), clusters) * bn; };
     if (bn == BN_WIDE && (tiles_of(BN_FIT) == tiles_of(BN_WIDE) ||
                           (!split_pays(tiles_of(BN_FIT), clusters) &&
                            (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))))
