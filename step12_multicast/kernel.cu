@@ -30,10 +30,11 @@
  *   writes into the other's shared memory.
  * - Only where C is not narrow and has a round of 128 x 256 tiles or
  *   more, or half a round that the clusters split (next point;
- *   gemm_launch): a small product's few tiles are narrower and share
- *   little B, and so are a narrow C's (step 11's rule, for blocks alone:
- *   tiles 128 wide where they cover at most four fifths of the columns,
- *   N up to 128 or from 257 to 384). A cluster's tiles are 256 wide; over
+ *   gemm_launch; with fewer, only off sectors: the point after it): a
+ *   small product's few tiles are narrower and share little B, and so
+ *   are a narrow C's (step 11's rule, for blocks alone: tiles 128 wide
+ *   where they cover at most four fifths of the columns, N up to 128 or
+ *   from 257 to 384). A cluster's tiles there would be 256 wide; over
  *   the 11 products of results/h200-2026-11-26/narrow.txt that the rule
  *   takes tiles 128 wide for, blocks alone ran 5% to 26% faster than
  *   clusters of wide tiles, but for 20000 x 376 x 3000, whose rows of A
@@ -73,6 +74,22 @@
  *   4096 (last rounds of 48 and 42 cluster tiles for 66 clusters) and
  *   level at 7000^3 (58), against step 11's rule in clusters too
  *   (results/h100-2026-11-26/clusters_last_round.txt).
+ * - With under half a round of wide tiles (gemm_launch: few), clusters
+ *   only where rows of A or B start off sectors and the clusters split
+ *   the tiles, which are then 128 wide (256 x 128 a cluster): twice as
+ *   many tiles to split as wide ones, each partial sum half the bytes, as
+ *   step 11's blocks halve them. Off sectors L2's requests set the pace
+ *   even over few tiles, and blocks alone read each box of B once for
+ *   every row of tiles, a cluster once for two. Over 10 such
+ *   products, 200 to 2008 wide and 5000 to 40000 deep, clusters ran 1.18
+ *   to 1.40 times as fast as blocks alone, in two processes of each
+ *   (1000 x 1000 x 20000: 33%; results/h100-2026-11-26/few_clusters.txt).
+ *   Where rows start on sectors, blocks alone stay: in clusters there,
+ *   seven products ran from 3% slower (1024 x 2048 x 8192) to 13% faster
+ *   (768 x 768 x 32768), three of them slower. Tried with blocks alone
+ *   off sectors too, at 1000 x 1000 x 20000:
+ *   Measured (scripts/try.sh 12 few, NVIDIA H100 80GB HBM3, CUDA 13.0,
+ *   2026-11-26): tried 363.32 TFLOPS (67.8% of cuBLAS), as is 496.33 (95.2%).
  * - B read in place (gemm_launch), where step 11 copies it onto whole
  *   lines (rows of A and B off sectors, C 32 tiles tall: its header). In a
  *   cluster each box of B comes from L2 once for two blocks, so its rows'
@@ -654,10 +671,10 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
     };
     // Clusters of CLUSTER blocks where C is not narrow and has a round of
-    // wide tiles or more, or half a round whose tiles the clusters split, and
-    // its rows of tiles pair up, or, where rows of A or B do not start on
-    // sectors, where the blocks over rows below C are at most an eighth of
-    // all; else of one (see the header).
+    // wide tiles or more, or half a round whose tiles the clusters split (or
+    // fewer, where rows of A or B do not start on sectors), and its rows of
+    // tiles pair up, or, off sectors, where the blocks over rows below C are
+    // at most an eighth of all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
                          (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
@@ -668,7 +685,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW; // columns of 128-wide tiles
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * BN_WIDE * wide_n &&
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
-    const bool may_pair = pair && !narrow && 2 * rows * wide_n >= sms;
+    const bool few = 2 * rows * wide_n < sms; // under half a round of wide tiles
+    const bool may_pair = pair && !narrow && (!few || !sectors);
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
@@ -693,8 +711,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
     // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
     // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split. Clusters of
-    // CLUSTER do not halve it: C has half a round of wide tiles or more, and is not narrow.
-    int bn = BN_WIDE;
+    // CLUSTER take 128 where C has under half a round of wide tiles (few): twice as many tiles to split, each
+    // partial sum half the bytes, as for blocks alone; elsewhere they keep 256, and C is not narrow.
+    int bn = cluster == CLUSTER && few ? BN_NARROW : BN_WIDE;
     while (cluster == 1 && bn > BN_NARROWEST &&
            ((bn == BN_WIDE ? narrow : 2 * N <= bn) ||
             (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
@@ -711,7 +730,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
-        cluster == CLUSTER ? kernel_for<BN_WIDE, CLUSTER>(vec, pays)
+        cluster == CLUSTER ? (bn == BN_WIDE ? kernel_for<BN_WIDE, CLUSTER>(vec, pays) : kernel_for<BN_NARROW, CLUSTER>(vec, pays))
         : bn == BN_WIDE    ? kernel_for<BN_WIDE, 1>(vec, pays)
         : bn == BN_NARROW  ? kernel_for<BN_NARROW, 1>(vec, pays)
                            : kernel_for<BN_NARROWEST, 1>(vec, pays);

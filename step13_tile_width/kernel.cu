@@ -671,10 +671,10 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
     };
     // Clusters of CLUSTER blocks where C is not narrow and has a round of
-    // wide tiles or more, or half a round whose tiles the clusters split, and
-    // its rows of tiles pair up, or, where rows of A or B do not start on
-    // sectors, where the blocks over rows below C are at most an eighth of
-    // all; else of one (see the header).
+    // wide tiles or more, or half a round whose tiles the clusters split (or
+    // fewer, where rows of A or B do not start on sectors), and its rows of
+    // tiles pair up, or, off sectors, where the blocks over rows below C are
+    // at most an eighth of all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
                          (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
@@ -685,7 +685,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW, fit_n = (N + BN_FIT - 1) / BN_FIT; // their columns
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * min(BN_WIDE * wide_n, BN_FIT * fit_n) &&
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
-    const bool may_pair = pair && !narrow && 2 * rows * wide_n >= sms;
+    const bool few = 2 * rows * wide_n < sms; // under half a round of wide tiles
+    const bool may_pair = pair && !narrow && (!few || !sectors);
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
@@ -710,8 +711,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
     // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
     // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split. Clusters of
-    // CLUSTER do not halve it: C has half a round of wide tiles or more, and is not narrow.
-    int bn = BN_WIDE;
+    // CLUSTER take 128 where C has under half a round of wide tiles (few): twice as many tiles to split, each
+    // partial sum half the bytes, as for blocks alone; elsewhere they keep 256, and C is not narrow.
+    int bn = cluster == CLUSTER && few ? BN_NARROW : BN_WIDE;
     while (cluster == 1 && bn > BN_NARROWEST &&
            ((bn == BN_WIDE ? narrow : 2 * N <= bn) ||
             (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
@@ -737,7 +739,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel =
-        cluster == CLUSTER ? (bn == BN_FIT ? kernel_for<BN_FIT, CLUSTER>(vec, pays) : kernel_for<BN_WIDE, CLUSTER>(vec, pays))
+        cluster == CLUSTER ? (bn == BN_FIT    ? kernel_for<BN_FIT, CLUSTER>(vec, pays)
+                              : bn == BN_WIDE ? kernel_for<BN_WIDE, CLUSTER>(vec, pays)
+                                              : kernel_for<BN_NARROW, CLUSTER>(vec, pays))
         : bn == BN_FIT     ? kernel_for<BN_FIT, 1>(vec, pays)
         : bn == BN_WIDE    ? kernel_for<BN_WIDE, 1>(vec, pays)
         : bn == BN_NARROW  ? kernel_for<BN_NARROW, 1>(vec, pays)
