@@ -681,7 +681,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
     const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
     // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
-    // or take fewer than twice the rounds (see the header), for blocks alone: clusters take wide tiles.
+    // or take fewer than twice the rounds (see the header), for blocks alone: a narrow C has no clusters.
     const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW; // columns of 128-wide tiles
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * BN_WIDE * wide_n &&
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
