@@ -599,7 +599,7 @@ offset_runs=("136 264 72 1" "136 264 72 2" "256 256 96 3" "2056 2048 136 1" "513
 # error, so K = 2000 has memcheck only. 1152 x 3848 x 520 has a block
 # below C in each column of clusters (step 12 on): memcheck only, as at K =
 # 2000, and so has 768 x 3072 x 4096, whose 36 tiles the 66 clusters split
-# (step 12 on). 256 x 200 x 30008, rows off sectors, is two tiles of 256 x
+# (step 12 on). 256 x 200 x 30008, rows of B off sectors, is two tiles of 256 x
 # 128 that 66 clusters split (step 12 on): memcheck only, as cuBLAS's
 # split-K kernel raises hazards there, and leaving it out stops racecheck
 # with the internal error (results/h100-2026-11-26/racecheck_few.txt: none

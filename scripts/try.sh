@@ -124,7 +124,7 @@ experiment() {
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
-            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !sectors);/    const bool may_pair = pair \&\& !narrow;/'
+            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow;/'
                    's/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair ?/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
@@ -141,7 +141,7 @@ experiment() {
             edits=('s/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair \&\& rows * wide_n >= sms ?/') ;;
         "step12_multicast few") what="clusters only where C has half a round of wide tiles or more, off sectors too: blocks alone"
             shape="-m 1000 -n 1000 -k 20000"
-            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !sectors);/    const bool may_pair = pair \&\& !narrow \&\& !few;/') ;;
+            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow \&\& !few;/') ;;
         "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;

@@ -75,19 +75,23 @@
  *   level at 7000^3 (58), against step 11's rule in clusters too
  *   (results/h100-2026-11-26/clusters_last_round.txt).
  * - With under half a round of wide tiles (gemm_launch: few), clusters
- *   only where rows of A or B start off sectors and the clusters split
- *   the tiles, which are then 128 wide (256 x 128 a cluster): twice as
- *   many tiles to split as wide ones, each partial sum half the bytes, as
- *   step 11's blocks halve them. Off sectors L2's requests set the pace
- *   even over few tiles, and blocks alone read each box of B once for
- *   every row of tiles, a cluster once for two. Over 10 such
- *   products, 200 to 2008 wide and 5000 to 40000 deep, clusters ran 1.18
- *   to 1.40 times as fast as blocks alone, in two processes of each
- *   (1000 x 1000 x 20000: 33%; results/h100-2026-11-26/few_clusters.txt).
- *   Where rows start on sectors, blocks alone stay: in clusters there,
- *   seven products ran from 3% slower (1024 x 2048 x 8192) to 13% faster
- *   (768 x 768 x 32768), three of them slower. Tried with blocks alone
- *   off sectors too, at 1000 x 1000 x 20000:
+ *   only where rows of B start off sectors and the clusters split the
+ *   tiles, which are then 128 wide (256 x 128 a cluster): twice as many
+ *   tiles to split as wide ones, each partial sum half the bytes, as step
+ *   11's blocks halve them. Off sectors L2's requests set the pace even
+ *   over few tiles, and blocks alone read each box of B, five sectors for
+ *   every other row, once for every row of tiles; a cluster, once for two.
+ *   Over 10 such products, 200 to 2008 wide and 5000 to 40000 deep,
+ *   clusters ran 1.18 to 1.40 times as fast as blocks alone, in two
+ *   processes of each (1000 x 1000 x 20000: 33%;
+ *   results/h100-2026-11-26/few_clusters.txt), and over 9 more drawn at
+ *   random, 1.07 to 1.43 times (random_few.txt beside it). Where only A's
+ *   rows start off sectors, which a cluster reads as blocks alone do,
+ *   clusters ran 5% and 6% slower on two of three products, and where
+ *   rows start on sectors, from 3% slower (1024 x 2048 x 8192) to 13%
+ *   faster (768 x 768 x 32768), three of seven slower: blocks alone stay
+ *   there. Tried with blocks alone where B is off sectors too, at 1000 x
+ *   1000 x 20000:
  *   Measured (scripts/try.sh 12 few, NVIDIA H100 80GB HBM3, CUDA 13.0,
  *   2026-11-26): tried 363.32 TFLOPS (67.8% of cuBLAS), as is 496.33 (95.2%).
  * - B read in place (gemm_launch), where step 11 copies it onto whole
@@ -672,12 +676,13 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     };
     // Clusters of CLUSTER blocks where C is not narrow and has a round of
     // wide tiles or more, or half a round whose tiles the clusters split (or
-    // fewer, where rows of A or B do not start on sectors), and its rows of
-    // tiles pair up, or, off sectors, where the blocks over rows below C are
-    // at most an eighth of all; else of one (see the header).
+    // fewer, where rows of B do not start on sectors), and its rows of tiles
+    // pair up, or, where rows of A or B do not start on sectors, where the
+    // blocks over rows below C are at most an eighth of all; else of one
+    // (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
-    const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
-                         (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
+    const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
+    const bool sectors = b_sectors && lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // and of A
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
     const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
     // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
@@ -686,7 +691,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * BN_WIDE * wide_n &&
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
     const bool few = 2 * rows * wide_n < sms; // under half a round of wide tiles
-    const bool may_pair = pair && !narrow && (!few || !sectors);
+    const bool may_pair = pair && !narrow && (!few || !b_sectors);
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more

@@ -672,12 +672,13 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     };
     // Clusters of CLUSTER blocks where C is not narrow and has a round of
     // wide tiles or more, or half a round whose tiles the clusters split (or
-    // fewer, where rows of A or B do not start on sectors), and its rows of
-    // tiles pair up, or, off sectors, where the blocks over rows below C are
-    // at most an eighth of all; else of one (see the header).
+    // fewer, where rows of B do not start on sectors), and its rows of tiles
+    // pair up, or, where rows of A or B do not start on sectors, where the
+    // blocks over rows below C are at most an eighth of all; else of one
+    // (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
-    const bool sectors = lda * sizeof(__half) % SECTOR == 0 && ldb * sizeof(__half) % SECTOR == 0 &&
-                         (uintptr_t)A % SECTOR == 0 && (uintptr_t)B % SECTOR == 0;
+    const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
+    const bool sectors = b_sectors && lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // and of A
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
     const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
     // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 or 192 wide do, if they are
@@ -686,7 +687,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * min(BN_WIDE * wide_n, BN_FIT * fit_n) &&
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
     const bool few = 2 * rows * wide_n < sms; // under half a round of wide tiles
-    const bool may_pair = pair && !narrow && (!few || !sectors);
+    const bool may_pair = pair && !narrow && (!few || !b_sectors);
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
