@@ -30,11 +30,11 @@
  *   writes into the other's shared memory.
  * - Only where C is not narrow and has a round of 128 x 256 tiles or
  *   more, or half a round that the clusters split (next point;
- *   gemm_launch; with fewer, only off sectors: the point after it): a
- *   small product's few tiles are narrower and share little B, and so
- *   are a narrow C's (step 11's rule, for blocks alone: tiles 128 wide
- *   where they cover at most four fifths of the columns, N up to 128 or
- *   from 257 to 384). A cluster's tiles there would be 256 wide; over
+ *   gemm_launch; with fewer, only where B is off sectors: the point after
+ *   it): a small product's few tiles are narrower and share little B,
+ *   and so are a narrow C's (step 11's rule, for blocks alone: tiles 128
+ *   wide where they cover at most four fifths of the columns, N up to 128
+ *   or from 257 to 384). A cluster's tiles there would be 256 wide; over
  *   the 11 products of results/h200-2026-11-26/narrow.txt that the rule
  *   takes tiles 128 wide for, blocks alone ran 5% to 26% faster than
  *   clusters of wide tiles, but for 20000 x 376 x 3000, whose rows of A
