@@ -56,7 +56,8 @@ gemm_fn cublas_gemm(enum input_type input);
 /* The step against the yardstick, interleaved so that clock and power drift
  * reach both alike: warm-up runs of each (at least opt->warmup, and unless
  * that is 0, WARMUP_SECONDS of them), then opt->iters of each, alternating
- * (the step, then cuBLAS), each timed by events; the median of each. */
+ * (the step, then cuBLAS), each timed by events, queued before the GPU
+ * starts them; the median of each. */
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs);
 
