@@ -247,11 +247,8 @@
  * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
  * per SM when tiles are split.
  *
- * At 4096^3 no tile is split and the launch is step 10's round; the ratio
- * to step 10 below is the spread between processes, cuBLAS's with it (the
- * same day's shapes table has step 10 at 620.3 TFLOPS there and step 11
- * at 619.7).
- * Measured: 614.36 TFLOPS, 100.3% of cuBLAS GemmEx, 0.97x step 10
+ * At 4096^3 no tile is split and the launch is step 10's round.
+ * Measured: 632.96 TFLOPS, 100.4% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
  */
 #include "gemm.h"
