@@ -521,7 +521,12 @@ fi
 # rows than a tile: 3 in 44), else, with at most half as many tiles as
 # SMs, in shares over all SMs (1024 x 768 x 4100: 48 tiles of 128 x 128);
 # with more than SMs, whole rounds before the split ones (2176 x 4096 x
-# 2048: 272 tiles; 3000^3: 288). The others it does not split, as its rule
+# 2048: 272 tiles; 3000^3: 288), the last of them too where the tiles
+# after it leave shares of 16 k-tiles or more (600 x 10000 x 3000: 200
+# tiles, 68 of them split after one round; 4100 x 2500 x 4000: 330, 66
+# after two; 512 x 12288 x 2304: 192, 60 after one, in shares of 16-17
+# k-tiles, which step 12 runs in clusters, 30 of 96 tiles of 256 x 256
+# split after a round of 66). The others it does not split, as its rule
 # says (K shorter than a k-tile among them; 1152 x 2048 x 4096: 72 tiles of
 # 128 x 256, one round), but for wide tiles over half a round deep enough
 # for shares over all SMs to pay (1152 x 2048 x 5120, also in steps 12-13); 1000^3 takes 128 x 128 tiles whole. Where C is
@@ -562,13 +567,14 @@ shapes=(
     "1152 2048 4096" "20 300 30000" "300 1000 5000" "2200 4100 3000" "1200 7690 2000"
     "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000" "768 3072 4096" "768 3072 2400"
     "1536 2000 128" "1152 2048 5120" "4000 200 72" "4000 200 8008" "6000 300 3000"
+    "600 10000 3000" "4100 2500 4000" "512 12288 2304"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
 scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520"
                "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 5120" "20 300 30000"
                "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056" "20000 100 2000"
-               "768 3072 4096" "4000 200 8008" "6000 300 3000")
+               "768 3072 4096" "4000 200 8008" "6000 300 3000" "600 10000 3000" "4100 2500 4000")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone
@@ -604,14 +610,17 @@ offset_runs=("136 264 72 1" "136 264 72 2" "256 256 96 3" "2056 2048 136 1" "513
 # 128 that 66 clusters split (step 12 on): memcheck only, as cuBLAS's
 # split-K kernel raises hazards there, and leaving it out stops racecheck
 # with the internal error (results/h100-2026-11-26/racecheck_few.txt: none
-# in gemm_kernel).
+# in gemm_kernel). 512 x 12288 x 2304 is 192 tiles, of which step 11
+# takes a round whole and splits the other 60 in shares of 16-17 k-tiles,
+# a tile in up to four parts: memcheck, for the fixup's slots and flags,
+# which are in global memory, where racecheck does not look.
 sanitizer_runs=(
     "memcheck 67 45 33" "racecheck 67 45 33" "memcheck 128 132 64" "racecheck 128 132 64"
     "memcheck 136 264 72" "racecheck 136 264 72" "memcheck 136 264 72 1" "racecheck 136 264 72 1"
     "memcheck 8 8 60000" "racecheck 8 8 60000 0 nvjet 11"
     "memcheck 768 6144 1300 0 - 12" "racecheck 768 6144 1300 0 - 12"
     "memcheck 768 6144 2000 0 - 13" "memcheck 1152 3848 520 0 - 12" "memcheck 768 3072 4096 0 - 12"
-    "memcheck 256 200 30008 0 - 12"
+    "memcheck 256 200 30008 0 - 12" "memcheck 512 12288 2304 0 - 11"
 )
 # The sanitizer runs for step $1, one per line.
 sanitizer_runs_for() {

@@ -14,8 +14,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   STEP        a step's number (05), short name (step05) or folder
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
-              11: wider, overwide, narrow, eager, short, fill, full, up, promotion, copy,
-              list, noadds, onekernel;
+              11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
+              copy, list, noadds, onekernel;
               12: single, nostores, odd, aligned, round, copy, few;
               13: always, clusters, breakeven, rounds, equal, single, sectors);
               without it, the step's Try-it from the README
@@ -120,6 +120,9 @@ experiment() {
         "step11_stream_k full") what="shares also where the last round of whole tiles would be more than three fifths full"
             shape="-m 4152 -n 2735 -k 6980"
             edits=("s/$pays11/"'    const bool pays = split_pays(tiles) \&\& (tiles > sms || parts != 1 || fill),/') ;;
+        "step11_stream_k last") what="the last round of whole tiles split too, wherever two rounds or fewer are left"
+            shape="-m 512 -n 12288 -k 4096"
+            edits=('s/^    split s = { pays ? max(tiles \/ blocks - ((long long)(tiles % blocks) \* tiles_k < FIXUP_K_TILES \* blocks), 0) \* blocks : tiles };/    split s = { pays ? max(tiles \/ blocks - 1, 0) * blocks : tiles };/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;

@@ -16,6 +16,22 @@
  *   tile, are cut into one equal share per block, and a share into parts
  *   where tiles end. With a round or more left, a share is at least a tile
  *   deep, so a tile is cut in two parts at most.
+ * - The last round whole too where the tiles after it leave shares of
+ *   FIXUP_K_TILES k-tiles or more (gemm_launch): the blocks of a round
+ *   read A and B in step, where shares of its tiles and the rest would
+ *   start at k-tiles of their own, and a share that long outweighs its
+ *   fixup.
+ *   512 x 12288 x 4096 is 192 tiles of 64 k-tiles: a round, then 60 tiles
+ *   in shares of 29, not all 192 in shares of 93, which on an H100 ran 14%
+ *   slower than step 10's rounds (results/h100-2026-11-26/
+ *   whole_rounds.txt; with the rule, 7% faster: rule_10_11.txt). Shorter
+ *   shares keep the round split: at 384 x 12288 x 4096 (shares of 5.8
+ *   after it) the round taken whole ran 6 to 7 points of cuBLAS slower
+ *   (results/h200-2026-11-26/whole_rounds.txt). Tried with the last
+ *   round split wherever two rounds or fewer are left, at 512 x 12288 x
+ *   4096:
+ *   Measured (scripts/try.sh 11 last, NVIDIA H200, CUDA 13.0, 2026-11-26):
+ *   tried 504.26 TFLOPS (88.3% of cuBLAS), as is 529.55 (90.2%).
  * - Fewer tiles than SMs (gemm_launch): every tile is cut in the same
  *   number of parts, SMs / tiles, on that many blocks per tile, if that
  *   leaves at most an eighth of the SMs idle. Part i of every tile then
@@ -789,12 +805,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // A block waits only for blocks after it, and all are on their SMs at once, so every wait ends.
     const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
     static room work;
-    split s = { pays ? max(tiles / blocks - 1, 0) * blocks : tiles };
+    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
+    split s = { pays ? max(tiles / blocks - ((long long)(tiles % blocks) * tiles_k < FIXUP_K_TILES * blocks), 0) * blocks : tiles };
     if (s.whole < tiles) {
         if (!grow(work, (size_t)sms * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
             return; // as above
-        s.partials = (float *)work.p;
-        s.flags = (int *)(s.partials + (size_t)sms * BM * BN_WIDE);
+        s.partials = (float *)work.p, s.flags = (int *)(s.partials + (size_t)sms * BM * BN_WIDE);
     }
     kernel<<<blocks, THREADS, smem>>>(map_a, map_b, M, N, K, alpha, beta, C, s);
 }

@@ -73,7 +73,12 @@
  *   there, by 0.8 to 0.9 points of cuBLAS at 6144^3 and 4096 x 12288 x
  *   4096 (last rounds of 48 and 42 cluster tiles for 66 clusters) and
  *   level at 7000^3 (58), against step 11's rule in clusters too
- *   (results/h100-2026-11-26/clusters_last_round.txt).
+ *   (results/h100-2026-11-26/clusters_last_round.txt). Since step 11
+ *   takes the last full round whole where the tiles after it leave shares
+ *   of FIXUP_K_TILES k-tiles or more, only those 48 and 42 tiles are split
+ *   there, after 8 and 11 rounds; both products ran level with before in
+ *   % of cuBLAS (results/h200-2026-11-26/shapes_rule.txt against
+ *   shapes_hold.txt).
  * - With under half a round of wide tiles (gemm_launch: few), clusters
  *   only where rows of B start off sectors and the clusters split the
  *   tiles, which are then 128 wide (256 x 128 a cluster): twice as many
@@ -755,13 +760,13 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // for blocks after it, and all are on their SMs at once, so every wait ends.
     const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
     static room work;
-    split s = { pays ? max(tiles / units - 1, 0) * units : tiles };
+    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
+    split s = { pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles };
     const size_t slots = (size_t)units * cluster; // one per block
     if (s.whole < tiles) {
         if (!grow(work, slots * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
             return; // as above
-        s.partials = (float *)work.p;
-        s.flags = (int *)(s.partials + slots * BM * BN_WIDE);
+        s.partials = (float *)work.p, s.flags = (int *)(s.partials + slots * BM * BN_WIDE);
     }
     config.gridDim = dim3(units * cluster);
     config.numAttrs = cluster == CLUSTER; // a cluster of one: step 11's launch

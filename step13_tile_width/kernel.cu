@@ -763,13 +763,13 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // for blocks after it, and all are on their SMs at once, so every wait ends.
     const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
     static room work;
-    split s = { pays ? max(tiles / units - 1, 0) * units : tiles };
+    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
+    split s = { pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles };
     const size_t slots = (size_t)units * cluster; // one per block
     if (s.whole < tiles) {
         if (!grow(work, slots * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
             return; // as above
-        s.partials = (float *)work.p;
-        s.flags = (int *)(s.partials + slots * BM * BN_WIDE);
+        s.partials = (float *)work.p, s.flags = (int *)(s.partials + slots * BM * BN_WIDE);
     }
     config.gridDim = dim3(units * cluster);
     config.numAttrs = cluster == CLUSTER; // a cluster of one: step 11's launch
