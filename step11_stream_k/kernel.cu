@@ -22,9 +22,9 @@
  *   start at k-tiles of their own, and a share that long outweighs its
  *   fixup.
  *   512 x 12288 x 4096 is 192 tiles of 64 k-tiles: a round, then 60 tiles
- *   in shares of 29, not all 192 in shares of 93, which on an H100 ran 14%
- *   slower than step 10's rounds (results/h100-2026-11-26/
- *   whole_rounds.txt; with the rule, 7% faster: rule_10_11.txt). Shorter
+ *   in shares of 29, not all 192 in shares of 93. On an H100 those ran 14%
+ *   slower than step 10's rounds; with the rule it runs 7% faster than they
+ *   (results/h100-2026-11-26/whole_rounds.txt, rule_10_11.txt). Shorter
  *   shares keep the round split: at 384 x 12288 x 4096 (shares of 5.8
  *   after it) the round taken whole ran 6 to 7 points of cuBLAS slower
  *   (results/h200-2026-11-26/whole_rounds.txt). Tried with the last
