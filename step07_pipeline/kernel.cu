@@ -41,7 +41,7 @@
  * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 397.92 TFLOPS, 59.1% of cuBLAS GemmEx, 1.34x step 06
+ * Measured: 406.62 TFLOPS, 59.5% of cuBLAS GemmEx, 1.33x step 06
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
  */
 #include "gemm.h"
