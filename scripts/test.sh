@@ -612,7 +612,7 @@ offset_runs=("136 264 72 1" "136 264 72 2" "256 256 96 3" "2056 2048 136 1" "513
 # with the internal error (results/h100-2026-11-26/racecheck_few.txt: none
 # in gemm_kernel). 512 x 12288 x 2304 is 192 tiles, of which step 11
 # takes a round whole and splits the other 60 in shares of 16-17 k-tiles,
-# a tile in up to four parts: memcheck, for the fixup's slots and flags,
+# each tile in three parts: memcheck, for the fixup's slots and flags,
 # which are in global memory, where racecheck does not look.
 sanitizer_runs=(
     "memcheck 67 45 33" "racecheck 67 45 33" "memcheck 128 132 64" "racecheck 128 132 64"

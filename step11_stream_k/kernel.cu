@@ -20,7 +20,8 @@
  *   FIXUP_K_TILES k-tiles or more (gemm_launch): the blocks of a round
  *   read A and B in step, where shares of its tiles and the rest would
  *   start at k-tiles of their own, and a share that long outweighs its
- *   fixup.
+ *   fixup. The tiles split are then fewer than the blocks, and a tile may
+ *   be cut in more than two parts (three at 512 x 12288 x 2304).
  *   512 x 12288 x 4096 is 192 tiles of 64 k-tiles: a round, then 60 tiles
  *   in shares of 29, not all 192 in shares of 93. On an H100 those ran 14%
  *   slower than step 10's rounds; with the rule it runs 7% faster than they
