@@ -16,7 +16,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
               11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
               copy, list, noadds, onekernel;
-              12: single, nostores, odd, aligned, round, copy, few;
+              12: single, nostores, odd, aligned, round, sectors, copy, few;
               13: always, clusters, breakeven, rounds, equal, single, sectors);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
@@ -128,10 +128,10 @@ experiment() {
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow;/'
-                   's/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair ?/') ;;
+                   's/^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms)) ?/        may_pair ?/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
-            edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
+            edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
         "step12_multicast copy") what="step 11's copy of B where its rows and A's are off sectors"; shape="-s 5000"
             edits=("s/^    B = for_tma(B, K, N, ldb, room_b);/    B = for_tma(B, K, N, ldb, room_b, $copy11);/") ;;
         "step12_multicast odd") what="clusters of one over odd rows of tiles"; shape="-s 5400"
@@ -141,7 +141,10 @@ experiment() {
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8/    const bool pair = paired == rows || (8/') ;;
         "step12_multicast round") what="clusters only where C has a round of wide tiles: fewer, step 11's single round"
             shape="-m 1536 -n 1536 -k 4096"
-            edits=('s/^    const int cluster = may_pair \&\& (rows \* wide_n >= sms || split_pays(paired \/ CLUSTER \* wide_n, fit)) ?/    const int cluster = may_pair \&\& rows * wide_n >= sms ?/') ;;
+            edits=('s/^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms)) ?/        may_pair \&\& rows * wide_n >= sms ?/') ;;
+        "step12_multicast sectors") what="clusters wherever C has a round of wide tiles, where rows start on sectors too"
+            shape="-m 4096 -n 4096 -k 512"
+            edits=('s/ || (!sectors \&\& rows \* wide_n >= sms)) ? CLUSTER : 1;$/ || rows * wide_n >= sms) ? CLUSTER : 1;/') ;;
         "step12_multicast few") what="clusters only where C has half a round of wide tiles or more, off sectors too: blocks alone"
             shape="-m 1000 -n 1000 -k 20000"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow \&\& !few;/') ;;
@@ -163,9 +166,9 @@ experiment() {
             edits=('s/^    if (bn == BN_WIDE \&\& (tiles_of(BN_FIT) == tiles_of(BN_WIDE) ||$/    if (bn == BN_WIDE \&\& (false ||/') ;;
         "step13_tile_width single") what="clusters of one everywhere, as in step 11: tiles 192 wide, each block copying all of B"
             shape="-s 3000"
-            edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
+            edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
         "step13_tile_width sectors") what="clusters of one everywhere, where rows start on sectors"; shape="-s 3008"
-            edits=('s/^    const int cluster = may_pair \&\& /    const int cluster = false \&\& may_pair \&\& /') ;;
+            edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

@@ -29,12 +29,13 @@
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
  * - Only where C is not narrow and has a round of 128 x 256 tiles or
- *   more, or half a round that the clusters split (next point;
- *   gemm_launch; with fewer, only where B is off sectors: the point after
- *   it): a small product's few tiles are narrower and share little B,
- *   and so are a narrow C's (step 11's rule, for blocks alone: tiles 128
- *   wide where they cover at most four fifths of the columns, N up to 128
- *   or from 257 to 384). A cluster's tiles there would be 256 wide; over
+ *   more, or half a round that the clusters split (next points;
+ *   gemm_launch; with fewer, only where B is off sectors; on sectors,
+ *   only where they split): a small product's few tiles are narrower and
+ *   share little B, and so are a narrow C's (step 11's rule, for blocks
+ *   alone: tiles 128 wide where they cover at most four fifths of the
+ *   columns, N up to 128 or from 257 to 384). A cluster's tiles there
+ *   would be 256 wide; over
  *   the 11 products of results/h200-2026-11-26/narrow.txt that the rule
  *   takes tiles 128 wide for, blocks alone ran 5% to 26% faster than
  *   clusters of wide tiles, but for 20000 x 376 x 3000, whose rows of A
@@ -79,6 +80,21 @@
  *   there, after 8 and 11 rounds; both products ran level with before in
  *   % of cuBLAS (results/h200-2026-11-26/shapes_rule.txt against
  *   shapes_hold.txt).
+ * - Where the rows of A and B all start on sectors, only where the
+ *   clusters split tiles (gemm_launch: sectors). There L2 keeps up with
+ *   blocks alone, and in whole rounds the two blocks of a cluster only
+ *   wait for each other at every stage. Over 17 such products, 12 drawn
+ *   at random, blocks alone ran 0.7 points of cuBLAS ahead on average,
+ *   from 0.8 behind to 3.4 ahead, and at 4096^3 at 100.2% of cuBLAS to
+ *   the clusters' 99.7% (results/h200-2026-11-26/sectors.txt; step 13
+ *   there: 0.9 ahead). Where rows start on sectors only in a repack's
+ *   copy (4095^3, 4096 x 4096 x 4100), clusters had run 1% to 4% faster
+ *   in TFLOPS in the shapes and run_all tables, which the rule gives up
+ *   (results/h200-2026-11-26/shapes_sectors.txt against shapes_rule.txt).
+ *   Tried with clusters there too, at 4096 x 4096 x 512:
+ *   Measured (scripts/try.sh 12 sectors, NVIDIA H200, CUDA 13.0,
+ *   2026-11-26): tried 418.78 TFLOPS (99.6% of cuBLAS), as is 425.41
+ *   (103.1%).
  * - With under half a round of wide tiles (gemm_launch: few), clusters
  *   only where rows of B start off sectors and the clusters split the
  *   tiles, which are then 128 wide (256 x 128 a cluster): twice as many
@@ -138,7 +154,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 641.95 TFLOPS, 99.7% of cuBLAS GemmEx, 1.00x step 11
+ * Measured: 625.22 TFLOPS, 99.8% of cuBLAS GemmEx, 1.00x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
  */
 #include "gemm.h"
@@ -679,12 +695,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
                (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
     };
-    // Clusters of CLUSTER blocks where C is not narrow and has a round of
-    // wide tiles or more, or half a round whose tiles the clusters split (or
-    // fewer, where rows of B do not start on sectors), and its rows of tiles
-    // pair up, or, where rows of A or B do not start on sectors, where the
-    // blocks over rows below C are at most an eighth of all; else of one
-    // (see the header).
+    // Clusters of CLUSTER blocks where C is not narrow and the clusters split
+    // its tiles (under half a round of wide tiles, only where rows of B do
+    // not start on sectors), or, where rows of A or B do not start on
+    // sectors, it has a round of wide tiles or more; and where its rows of
+    // tiles pair up, or, off sectors, where the blocks over rows below C are
+    // at most an eighth of all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
     const bool sectors = b_sectors && lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // and of A
@@ -715,7 +731,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             exit(1);
         }
     }
-    const int cluster = may_pair && (rows * wide_n >= sms || split_pays(paired / CLUSTER * wide_n, fit)) ? CLUSTER : 1;
+    const int cluster =
+        may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms)) ? CLUSTER : 1;
     const int clusters = cluster == CLUSTER ? fit : sms;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };

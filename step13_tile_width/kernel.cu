@@ -110,7 +110,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 638.89 TFLOPS, 99.7% of cuBLAS GemmEx, 1.00x step 12
+ * Measured: 627.78 TFLOPS, 100.3% of cuBLAS GemmEx, 1.00x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
  */
 #include "gemm.h"
@@ -670,12 +670,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
                (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
     };
-    // Clusters of CLUSTER blocks where C is not narrow and has a round of
-    // wide tiles or more, or half a round whose tiles the clusters split (or
-    // fewer, where rows of B do not start on sectors), and its rows of tiles
-    // pair up, or, where rows of A or B do not start on sectors, where the
-    // blocks over rows below C are at most an eighth of all; else of one
-    // (see the header).
+    // Clusters of CLUSTER blocks where C is not narrow and the clusters split
+    // its tiles (under half a round of wide tiles, only where rows of B do
+    // not start on sectors), or, where rows of A or B do not start on
+    // sectors, it has a round of wide tiles or more; and where its rows of
+    // tiles pair up, or, off sectors, where the blocks over rows below C are
+    // at most an eighth of all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
     const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
     const bool sectors = b_sectors && lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // and of A
@@ -706,7 +706,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             exit(1);
         }
     }
-    const int cluster = may_pair && (rows * wide_n >= sms || split_pays(paired / CLUSTER * wide_n, fit)) ? CLUSTER : 1;
+    const int cluster =
+        may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms)) ? CLUSTER : 1;
     const int clusters = cluster == CLUSTER ? fit : sms;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
