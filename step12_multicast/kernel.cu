@@ -88,9 +88,9 @@
  *   from 0.8 behind to 3.4 ahead, and at 4096^3 at 100.2% of cuBLAS to
  *   the clusters' 99.7% (results/h200-2026-11-26/sectors.txt; step 13
  *   there: 0.9 ahead). Where rows start on sectors only in a repack's
- *   copy (4095^3, 4096 x 4096 x 4100), clusters had run 1% to 4% faster
- *   in TFLOPS in the shapes and run_all tables, which the rule gives up
- *   (results/h200-2026-11-26/shapes_sectors.txt against shapes_rule.txt).
+ *   copy, clusters ran 0.5% to 1.1% faster in TFLOPS on four of five
+ *   products (4095^3, 4096 x 4096 x 4100) and 0.6% slower on one, in
+ *   step 13 (results/h200-2026-11-26/repacked.txt): the rule gives that up.
  *   Tried with clusters there too, at 4096 x 4096 x 512:
  *   Measured (scripts/try.sh 12 sectors, NVIDIA H200, CUDA 13.0,
  *   2026-11-26): tried 418.78 TFLOPS (99.6% of cuBLAS), as is 425.41
