@@ -32,6 +32,8 @@ experiment() {
     local pays11='^    const bool pays = split_pays(tiles) \&\& (tiles > sms ? 5 \* (tiles % sms) <= 3 \* sms : parts != 1 || fill),$'
     # step 11's rule for copying B onto lines, which step 12 leaves out (an edit's pattern, or its replacement)
     local copy11='N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 \* BM'
+    # step 12's rule for clusters (gemm_launch), which two of its experiments change
+    local cluster12='^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms)) ?'
     case $1${2:+ $2} in
         step01_naive) what="each warp down a column of C: BM = 512, BN = 1"; shape="-s 4096"
             edits=('s/^constexpr int BM = 16;/constexpr int BM = 512;/'
@@ -128,7 +130,7 @@ experiment() {
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow;/'
-                   's/^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms)) ?/        may_pair ?/') ;;
+                   "s/$cluster12/"'        may_pair ?/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
             edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
@@ -141,7 +143,7 @@ experiment() {
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8/    const bool pair = paired == rows || (8/') ;;
         "step12_multicast round") what="clusters only where C has a round of wide tiles: fewer, step 11's single round"
             shape="-m 1536 -n 1536 -k 4096"
-            edits=('s/^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms)) ?/        may_pair \&\& rows * wide_n >= sms ?/') ;;
+            edits=("s/$cluster12/"'        may_pair \&\& rows * wide_n >= sms ?/') ;;
         "step12_multicast sectors") what="clusters wherever C has a round of wide tiles, where rows start on sectors too"
             shape="-m 4096 -n 4096 -k 512"
             edits=('s/ || (!sectors \&\& rows \* wide_n >= sms)) ? CLUSTER : 1;$/ || rows * wide_n >= sms) ? CLUSTER : 1;/') ;;
