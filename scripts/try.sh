@@ -15,7 +15,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
               11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
-              copy, list, noadds, onekernel;
+              tall, copy, list, noadds, onekernel;
               12: single, nostores, odd, aligned, round, sectors, copy, few;
               13: always, clusters, breakeven, rounds, equal, single, sectors);
               without it, the step's Try-it from the README
@@ -98,6 +98,9 @@ experiment() {
             edits=('s/^                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;/                const int k = t;/') ;;
         "step11_stream_k promotion") what="TMA's L2 promotion of 256 bytes, as in step 10"; shape="-s 3000"
             edits=('s/CU_TENSOR_MAP_L2_PROMOTION_L2_128B/CU_TENSOR_MAP_L2_PROMOTION_L2_256B/') ;;
+        "step11_stream_k tall") what="boxes of A BM rows tall in the last row of tiles too, as in step 10"
+            shape="-m 528 -n 2992 -k 4800"
+            edits=('s/m0 + BM > M ? \&map_last : \&map_a,$/\&map_a,/' 's/, min(M - m0, BM));$/, BM);/') ;;
         "step11_stream_k copy") what="B read in place where its rows and A's are off sectors, as in step 10"
             shape="-s 5000"
             edits=("s/^    B = for_tma(B, K, N, ldb, room_b, $copy11);/    B = for_tma(B, K, N, ldb, room_b);/") ;;

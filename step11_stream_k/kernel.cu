@@ -195,9 +195,25 @@
  *   B was 40 columns wide, the copy cost more than it saved, and B stays. Tried without it, at 5000^3:
  *   Measured (scripts/try.sh 11 copy, NVIDIA H200, CUDA 13.0, 2026-11-26):
  *   tried 489.81 TFLOPS (80.3% of cuBLAS), as is 544.75 (89.1%).
- * - A box of A no taller than A: with M < BM (16 x 8192 x 8192), TMA would
- *   write BM - M rows of zeros into every stage. Rows of a tile below M
- *   are never stored, so whatever they hold does not matter.
+ * - Boxes of A no taller than the rows of C they are for (map_last): where
+ *   M is not a multiple of BM, the last row of tiles reads boxes of M mod
+ *   BM rows (all of A where M < BM: 16 x 8192 x 8192). A box of BM rows
+ *   would have TMA write zeros for the rows below M into every stage, and
+ *   TMA writes zeros more slowly than it copies rows: the blocks of the
+ *   last row would finish last, and where C has few rows of tiles, all
+ *   the others wait for them. With boxes of BM rows, 528 x 2992 x 4800 (5
+ *   rows of 24 tiles of 128 x 128 in one round, 16 rows of C in the last)
+ *   took 42 us, and 640 x 2992 x 4800, a fifth more work, 35 us
+ *   (results/h200-2026-11-26/last_row_boxes.txt; there too, scratch copies
+ *   of steps 11 and 13 with and without the second map: with it, 9% to 32%
+ *   faster on four products of 3 to 5 rows of tiles, from 1% slower to 6%
+ *   faster on 528 x 3072 x 4800, and from 2% slower to 3% faster on 11
+ *   more, as at 640 x 2992 x 4800, where nothing changes). The stages'
+ *   other rows of A keep what an earlier k-tile left; only rows of D below
+ *   M see them, and those are never stored. Tried with boxes of BM rows in
+ *   the last row too, as in step 10, at 528 x 2992 x 4800:
+ *   Measured (scripts/try.sh 11 tall, NVIDIA H200, CUDA 13.0, 2026-11-26):
+ *   tried 368.39 TFLOPS (68.9% of cuBLAS), as is 438.83 (86.8%).
  * - An order that keeps L2 useful: blocks that read the same slices of A
  *   and B at the same time read them from L2 once. Each block takes its
  *   whole tiles, each from its first k-tile up as in step 10 (the blocks
@@ -265,7 +281,7 @@
  * per SM when tiles are split.
  *
  * At 4096^3 no tile is split and the launch is step 10's round.
- * Measured: 628.06 TFLOPS, 100.3% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 634.04 TFLOPS, 100.2% of cuBLAS GemmEx, 0.99x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
  */
 #include "gemm.h"
@@ -563,8 +579,9 @@ __device__ void warpgroup_sync(int wg)
 
 template <int BN, bool VEC, bool SPLIT>
 __global__ void __launch_bounds__(THREADS, 1)
-gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-            int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
+gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_last,
+            const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha, float beta,
+            float *__restrict__ C, split s)
 {
     constexpr int STAGES = STAGE_SPACE / stage_bytes(BN); // tiles in shared memory
     extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
@@ -602,10 +619,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
-                // a piece of a tile from its last k-tile down (see the header)
-                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;
-                load_tiles<BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0, k * BK,
-                               min(M, BM));
+                const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t; // a piece of a tile: from its last k-tile down
+                load_tiles<BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], m0 + BM > M ? &map_last : &map_a,
+                               &map_b, m0, n0, k * BK, min(M - m0, BM));
             }
         }
         // Wait until the consumers have released every stage, when each copy
@@ -752,9 +768,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     B = for_tma(B, K, N, ldb, room_b, N % 16 != 0 && N > REPACK_LINE && lda % 16 != 0 && M > 31 * BM);
     if (!A || !B)
         return; // out of GPU memory: cudaMalloc's error is the caller's to see
-    // A's box has no more rows than A (M < BM: skinny products): TMA would write
-    // zeros for the others every k-tile, and those rows of the tiles are never stored.
-    const CUtensorMap map_a = tensor_map(A, M, K, lda, min(M, BM), BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+    const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+    // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (see the header).
+    const CUtensorMap map_last = tensor_map(A, M, K, lda, M - (M - 1) / BM * BM, BK);
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -813,5 +829,5 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             return; // as above
         s.partials = (float *)work.p, s.flags = (int *)(s.partials + (size_t)sms * BM * BN_WIDE);
     }
-    kernel<<<blocks, THREADS, smem>>>(map_a, map_b, M, N, K, alpha, beta, C, s);
+    kernel<<<blocks, THREADS, smem>>>(map_a, map_last, map_b, M, N, K, alpha, beta, C, s);
 }
