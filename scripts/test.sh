@@ -551,7 +551,11 @@ fi
 # and x 520 (72 tiles of 256 x 256 or 99 of 256 x 192, two rounds either
 # way), 1100 x 4100 x 520 and 1152 x 3848 x 520, in clusters of one at
 # 1536 x 2000 x 128 (96 tiles of 128 x 256 or 132 of 128 x 192, one round
-# either way); 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
+# either way); and at 4000 x 176 x 4200, where step 12 halves its few
+# wide tiles, 32 of 128 x 192 in four parts each for 64 of 128 x 128 in
+# two (C 176 wide), where 32 tiles of 66 k-tiles are the least the rule
+# takes (16 k-tiles for each of 132 SMs);
+# 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
 # the 256-wide tiles and split them in clusters (at 1200 x 7690 x 2000, B
 # repacked and a last row of tiles partly below C). 4000 x 200 x 72 and x
 # 8008 have rows of A and B off sectors and 32 rows of tiles: step 11 copies
@@ -567,14 +571,14 @@ shapes=(
     "1152 2048 4096" "20 300 30000" "300 1000 5000" "2200 4100 3000" "1200 7690 2000"
     "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000" "768 3072 4096" "768 3072 2400"
     "1536 2000 128" "1152 2048 5120" "4000 200 72" "4000 200 8008" "6000 300 3000"
-    "600 10000 3000" "4100 2500 4000" "512 12288 2304"
+    "600 10000 3000" "4100 2500 4000" "512 12288 2304" "4000 176 4200"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
 scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 2048 136" "1100 4100 520"
                "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 5120" "20 300 30000"
                "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056" "20000 100 2000"
-               "768 3072 4096" "4000 200 8008" "6000 300 3000" "600 10000 3000" "4100 2500 4000")
+               "768 3072 4096" "4000 200 8008" "6000 300 3000" "600 10000 3000" "4100 2500 4000" "4000 176 4200")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone

@@ -17,7 +17,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
               11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
               tall, copy, list, noadds, onekernel;
               12: single, nostores, odd, aligned, round, sectors, copy, few;
-              13: always, clusters, breakeven, rounds, equal, single, sectors);
+              13: always, clusters, breakeven, rounds, equal, single, sectors,
+              halved);
               without it, the step's Try-it from the README
   --iters N   timed runs of each; the median is reported (default 20)
   --list      print the experiment (the edit and the shape), run nothing
@@ -174,6 +175,9 @@ experiment() {
             edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
         "step13_tile_width sectors") what="clusters of one everywhere, where rows start on sectors"; shape="-s 3008"
             edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
+        "step13_tile_width halved") what="tiles 128 wide wherever few tiles halve BN, as in step 12, where C is 129 to 192 wide too"
+            shape="-m 8192 -n 176 -k 16384"
+            edits=('s/^    if (cluster == 1 \&\& bn == BN_NARROW \&\& 5 \* BN_FIT/    if (false \&\& bn == BN_NARROW \&\& 5 * BN_FIT/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

@@ -71,6 +71,21 @@
  *   128 x 256 or of 128 x 192):
  *   Measured (scripts/try.sh 13 equal, NVIDIA H200, CUDA 13.0, 2026-11-26):
  *   tried 351.39 TFLOPS (57.6% of cuBLAS), as is 516.25 (90.8%).
+ * - And where C has under half a round of wide tiles and step 11 halves
+ *   BN to 128 (blocks alone), if C is 129 to 192 wide: one column of tiles
+ *   192 wide covers it where tiles 128 wide take two, the second at least
+ *   half zeros: three quarters of the work, in half as many tiles, split
+ *   along K. Only where those leave shares of FIXUP_K_TILES k-tiles
+ *   or more: with shorter shares, the parts' sums cost more than the
+ *   zeros (128 x 176 x 65536: one tile of 192 in 132 shares of 8 k-tiles
+ *   ran 11% slower than two of 128 in shares of 16). Over the 7 products
+ *   of results/h200-2026-11-27/fit_few.txt it takes them for, with 2 to
+ *   64 rows of tiles, it ran 6% to 59% faster; on 3 with shorter shares
+ *   it gives up 5% to 9%. Tried without it, at 8192 x 176 x 16384 (128
+ *   tiles of 128 x 128 in one round, or 64 of 128 x 192 in two parts
+ *   each):
+ *   Measured (scripts/try.sh 13 halved, NVIDIA H200, CUDA 13.0, 2026-11-27):
+ *   tried 287.43 TFLOPS (59.4% of cuBLAS), as is 456.17 (96.9%).
  *
  * Why it is faster: on those shapes no block writes or reads a partial
  * sum; a few SMs idle in the last round cost less, and where no tile is
@@ -729,6 +744,11 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (bn == BN_WIDE && (tiles_of(BN_FIT) == tiles_of(BN_WIDE) ||
                           (!split_pays(tiles_of(BN_FIT), clusters) &&
                            (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))))
+        bn = BN_FIT;
+    // And for blocks alone where few tiles halved BN to 128, if tiles of BN_FIT cover at most four fifths of the
+    // columns that those do (C 129 to 192 wide) and leave shares of FIXUP_K_TILES k-tiles or more (see the header).
+    if (cluster == 1 && bn == BN_NARROW && 5 * BN_FIT * fit_n <= 4 * BN_NARROW * narrow_n &&
+        (long long)tiles_of(BN_FIT) * tiles_k >= (long long)FIXUP_K_TILES * sms)
         bn = BN_FIT;
     const int tiles = tiles_of(bn), parts = clusters / tiles;
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
