@@ -529,7 +529,9 @@ fi
 # split after a round of 66). The others it does not split, as its rule
 # says (K shorter than a k-tile among them; 1152 x 2048 x 4096: 72 tiles of
 # 128 x 256, one round), but for wide tiles over half a round deep enough
-# for shares over all SMs to pay (1152 x 2048 x 5120, also in steps 12-13); 1000^3 takes 128 x 128 tiles whole. Where C is
+# for shares over all SMs to pay (1152 x 2048 x 5120, also in steps 12-13), and for the
+# 68 tiles of 128 x 128 that 512 x 2176 x 4608's 36 wide ones narrow to
+# (steps 11-13); 1000^3 takes 128 x 128 tiles whole. Where C is
 # at most half as wide as a tile, the tile narrows, split or not: 4096 x 64
 # x 4096 (32 tiles of 128 x 64 in 4 parts), 20000 x 100 x 2000 (157 of 128 x
 # 128 in shares, over 157 rows of tiles that steps 12 and 13 do not pair, C
@@ -571,7 +573,7 @@ shapes=(
     "1152 2048 4096" "20 300 30000" "300 1000 5000" "2200 4100 3000" "1200 7690 2000"
     "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000" "768 3072 4096" "768 3072 2400"
     "1536 2000 128" "1152 2048 5120" "4000 200 72" "4000 200 8008" "6000 300 3000"
-    "600 10000 3000" "4100 2500 4000" "512 12288 2304" "4000 176 4200"
+    "600 10000 3000" "4100 2500 4000" "512 12288 2304" "4000 176 4200" "512 2176 4608"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")

@@ -76,17 +76,21 @@
  *   says: the SMs share L2, and each k-tile takes longer (4853 x 309 x
  *   3655, 76 tiles: 0.60 us a k-tile on 76 SMs, about 0.8 on 132;
  *   results/h200-2026-11-25/timeline_4853_309_3655.txt). So there (fill)
- *   only with wide tiles, and only if the shares, each k-tile and the
- *   fixup counted a third longer, still take less time than the round.
+ *   only if the shares, each k-tile and the fixup counted a third longer,
+ *   still take less time than the round.
  *   Over 46 products of 70 to 126 tiles, shares everywhere ran from 17%
  *   slower to 18% faster than the round, 29 of them slower; over 5 of 28
  *   to 52 tiles, 8% to 42% faster
  *   (results/h200-2026-11-25/short_shares.txt). Where a repack padded the
  *   rows of A or B, too: from 6% slower (137 x 11729 x 25027) to 18%
  *   faster in six products (results/h200-2026-11-25/fill.txt); those keep
- *   the round. Tried with
- *   shares wherever C has fewer tiles than SMs, at 320 x 5120 x 16384 (120
- *   tiles of 128 x 128, 256 k-tiles each):
+ *   the round. The same for tiles that the rules below narrow to 128 or
+ *   64 (1008 x 1120 x 13296: 72 of 128 x 128): over 14 products of 67 to
+ *   93 such tiles, the shares ran 1% to 19% faster than the round in both
+ *   of two passes on 12, and 5% to 6% slower on one, 2192 x 424 x 11488
+ *   (results/h200-2026-11-27/fill_any.txt). Tried with shares wherever C
+ *   has fewer tiles than SMs, at 320 x 5120 x 16384 (120 tiles of 128 x
+ *   128, 256 k-tiles each):
  *   Measured (scripts/try.sh 11 short, NVIDIA H200, CUDA 13.0, 2026-11-25):
  *   tried 413.33 TFLOPS (80.2% of cuBLAS), as is 475.48 (92.1%).
  *   And with step 10's round wherever C has over half as many tiles as
@@ -794,9 +798,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         bn /= 2;
     const int tiles = tiles_of(bn), parts = sms / tiles;
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
-    // full; with fewer, but over half as many, only wide tiles where TMA reads the rows without a repack, if the
-    // shares take less time than the round with each k-tile and the fixup a third longer (fill; see the header).
-    const bool fill = bn == BN_WIDE && K % 8 == 0 && N % 8 == 0 &&
+    // full; with fewer, but over half as many, only where TMA reads the rows without a repack, if the shares
+    // take less time than the round with each k-tile and the fixup a third longer (fill; see the header).
+    const bool fill = K % 8 == 0 && N % 8 == 0 &&
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
     const bool pays = split_pays(tiles) && (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill),
                even = parts >= 2 && sms - parts * tiles <= sms / 8;

@@ -748,9 +748,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
         bn /= 2;
     const int tiles = tiles_of(bn), parts = clusters / tiles;
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
-    // full; with fewer, but over half as many, only wide tiles where TMA reads the rows without a repack, if the
-    // shares take less time than the round with each k-tile and the fixup a third longer (fill; see the header).
-    const bool fill = bn == BN_WIDE && K % 8 == 0 && N % 8 == 0 &&
+    // full; with fewer, but over half as many, only where TMA reads the rows without a repack, if the shares
+    // take less time than the round with each k-tile and the fixup a third longer (fill; see the header).
+    const bool fill = K % 8 == 0 && N % 8 == 0 &&
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
     // Clusters split tiles wherever split_pays holds, for as few tiles as there are (see the header).
     const bool pays = split_pays(tiles, clusters) &&
