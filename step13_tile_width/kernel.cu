@@ -748,7 +748,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // And for blocks alone where few tiles halved BN to 128, if tiles of BN_FIT cover at most four fifths of the
     // columns that those do (C 129 to 192 wide) and leave shares of FIXUP_K_TILES k-tiles or more (see the header).
     if (cluster == 1 && bn == BN_NARROW && 5 * BN_FIT * fit_n <= 4 * BN_NARROW * narrow_n &&
-        (long long)tiles_of(BN_FIT) * tiles_k >= (long long)FIXUP_K_TILES * sms)
+        (long long)tiles_of(BN_FIT) * tiles_k >= (long long)FIXUP_K_TILES * clusters)
         bn = BN_FIT;
     const int tiles = tiles_of(bn), parts = clusters / tiles;
     // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
