@@ -41,8 +41,8 @@
  * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 400.59 TFLOPS, 59.4% of cuBLAS GemmEx, 1.35x step 06
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
+ * Measured: 396.86 TFLOPS, 59.3% of cuBLAS GemmEx, 1.35x step 06
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
 

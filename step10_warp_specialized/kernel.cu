@@ -64,8 +64,8 @@
  * (OUT_N + OUT_PAD) floats; before it, a repack of A or B where TMA cannot
  * read it, as in step 09.
  *
- * Measured: 637.99 TFLOPS, 100.4% of cuBLAS GemmEx, 1.05x step 09
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
+ * Measured: 624.68 TFLOPS, 100.1% of cuBLAS GemmEx, 1.03x step 09
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
 #include "repack.cuh"

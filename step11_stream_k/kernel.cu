@@ -285,8 +285,8 @@
  * per SM when tiles are split.
  *
  * At 4096^3 no tile is split and the launch is step 10's round.
- * Measured: 634.04 TFLOPS, 100.2% of cuBLAS GemmEx, 0.99x step 10
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-26).
+ * Measured: 623.27 TFLOPS, 99.8% of cuBLAS GemmEx, 1.00x step 10
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
 #include "repack.cuh"
