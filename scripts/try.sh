@@ -177,7 +177,7 @@ experiment() {
             edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
         "step13_tile_width halved") what="tiles 128 wide wherever few tiles halve BN, as in step 12, where C is 129 to 192 wide too"
             shape="-m 8192 -n 176 -k 16384"
-            edits=('s/^    if (cluster == 1 \&\& bn == BN_NARROW \&\& 5 \* BN_FIT/    if (false \&\& bn == BN_NARROW \&\& 5 * BN_FIT/') ;;
+            edits=('s/^    if (cluster == 1 \&\& bn == BN_NARROW \&\& BN_NARROW < N/    if (false \&\& bn == BN_NARROW \&\& BN_NARROW < N/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

@@ -745,9 +745,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
                           (!split_pays(tiles_of(BN_FIT), clusters) &&
                            (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))))
         bn = BN_FIT;
-    // And for blocks alone where few tiles halved BN to 128, if tiles of BN_FIT cover at most four fifths of the
-    // columns that those do (C 129 to 192 wide) and leave shares of FIXUP_K_TILES k-tiles or more (see the header).
-    if (cluster == 1 && bn == BN_NARROW && 5 * BN_FIT * fit_n <= 4 * BN_NARROW * narrow_n &&
+    // And for blocks alone where few tiles halved BN to 128, if C is 129 to 192 wide (one column of tiles of
+    // BN_FIT, not two of 128) and those leave shares of FIXUP_K_TILES k-tiles or more (see the header).
+    if (cluster == 1 && bn == BN_NARROW && BN_NARROW < N && N <= BN_FIT &&
         (long long)tiles_of(BN_FIT) * tiles_k >= (long long)FIXUP_K_TILES * clusters)
         bn = BN_FIT;
     const int tiles = tiles_of(bn), parts = clusters / tiles;
