@@ -518,51 +518,49 @@ fi
 # with fewer tiles than SMs, every tile in the same number of parts where
 # that leaves few SMs idle (128 x 4096 x 4096: 32 tiles of 128 x 128 in 4
 # parts; 300 x 1000 x 5000: 24 in 5; 20 x 300 x 30000, whose A has fewer
-# rows than a tile: 3 in 44), else, with at most half as many tiles as
-# SMs, in shares over all SMs (1024 x 768 x 4100: 48 tiles of 128 x 128);
-# with more than SMs, whole rounds before the split ones (2176 x 4096 x
-# 2048: 272 tiles; 3000^3: 288), the last of them too where the tiles
-# after it leave shares of 16 k-tiles or more (600 x 10000 x 3000: 200
-# tiles, 68 of them split after one round; 4100 x 2500 x 4000: 330, 66
-# after two; 512 x 12288 x 2304: 192, 60 after one, in shares of 16-17
-# k-tiles, which step 12 runs in clusters, 30 of 96 tiles of 256 x 256
-# split after a round of 66). The others it does not split, as its rule
-# says (K shorter than a k-tile among them; 1152 x 2048 x 4096: 72 tiles of
-# 128 x 256, one round), but for wide tiles over half a round deep enough
-# for shares over all SMs to pay (1152 x 2048 x 5120, also in steps 12-13), and for the
-# 68 tiles of 128 x 128 that 512 x 2176 x 4608's 36 wide ones narrow to
-# (steps 11-13); 1000^3 takes 128 x 128 tiles whole. Where C is
-# at most half as wide as a tile, the tile narrows, split or not: 4096 x 64
-# x 4096 (32 tiles of 128 x 64 in 4 parts), 20000 x 100 x 2000 (157 of 128 x
-# 128 in shares, over 157 rows of tiles that steps 12 and 13 do not pair, C
-# being narrow). Step 12 runs clusters of two blocks where C, more than 128
-# wide, has a round of 128 x 256 tiles in an even number of rows of them:
-# 3000^3 (split tiles), 2200 x 4100 x 3000 (split, B repacked, a last row of
-# tiles partly below C); and in an odd number where A's rows miss 32-byte
-# sectors: 1152 x 3848 x 520 and 1152 x 3848 x 2056 (9 rows of tiles, the
-# last cluster's second block below C; whole tiles, and split ones, which
-# step 13 makes 192 wide); and where C has half a round of 128 x 256 tiles
-# that the clusters split: 768 x 3072 x 4096 and x 2400 (36 tiles of 256 x
-# 256 in shares over 66 clusters; step 11: 72 whole tiles in one round).
-# Step 13 takes tiles 192 wide where those fill the
-# rounds and 256-wide ones would be split: in clusters at 3000^3 and 2200 x
-# 4100 x 3000, in clusters of one at 2176 x 4096 x 2048 and 1152 x 2048 x
-# 4096, and at 768 x 3072 x 2400 in clusters, 48 whole tiles of 256 x 192
-# for 66 clusters; and where neither width would be split but the rounds
-# of the narrower tiles take less time: in clusters at 2056 x 2048 x 136
-# and x 520 (72 tiles of 256 x 256 or 99 of 256 x 192, two rounds either
-# way), 1100 x 4100 x 520 and 1152 x 3848 x 520, in clusters of one at
-# 1536 x 2000 x 128 (96 tiles of 128 x 256 or 132 of 128 x 192, one round
-# either way); and at 4000 x 176 x 4200, where step 12 halves its few
-# wide tiles, 32 of 128 x 192 in four parts each for 64 of 128 x 128 in
-# two (C 176 wide), where 32 tiles of 66 k-tiles are the least the rule
-# takes (16 k-tiles for each of 132 SMs);
-# 1200 x 7690 x 2000 and 768 x 3072 x 4096 keep
-# the 256-wide tiles and split them in clusters (at 1200 x 7690 x 2000, B
-# repacked and a last row of tiles partly below C). 4000 x 200 x 72 and x
-# 8008 have rows of A and B off sectors and 32 rows of tiles: step 11 copies
-# B onto whole lines (and splits the tiles 8008 deep), steps 12 and 13 read
-# it in place.
+# rows than a tile: 3 in 44), else, with at most half as many tiles as SMs,
+# in shares over all SMs (1024 x 768 x 4100: 48 tiles of 128 x 128); with
+# more than SMs, whole rounds before the split ones (2176 x 4096 x 2048: 272
+# tiles; 3000^3: 288), the last of them too where the tiles after it leave
+# shares of 16 k-tiles or more (600 x 10000 x 3000: 200 tiles, 68 of them
+# split after one round; 4100 x 2500 x 4000: 330, 66 after two; 512 x 12288
+# x 2304: 192, 60 after one, in shares of 16-17 k-tiles, which step 12 runs
+# in clusters, 30 of 96 tiles of 256 x 256 split after a round of 66). The
+# others it does not split, as its rule says (K shorter than a k-tile among
+# them; 1152 x 2048 x 4096: 72 tiles of 128 x 256, one round), but for wide
+# tiles over half a round deep enough for shares over all SMs to pay (1152 x
+# 2048 x 5120, also in steps 12-13), and for the 68 tiles of 128 x 128 that
+# 512 x 2176 x 4608's 36 wide ones narrow to (steps 11-13); 1000^3 takes 128
+# tiles of 128 x 64 whole, in one round. Where C is at most half as wide as
+# a tile, the tile narrows, split or not: 4096 x 64 x 4096 (32 tiles of 128
+# x 64 in 4 parts), 20000 x 100 x 2000 (157 of 128 x 128 in shares, over 157
+# rows of tiles that steps 12 and 13 do not pair, C being narrow). Step 12
+# runs clusters of two blocks where C, more than 128 wide, has a round of
+# 128 x 256 tiles in an even number of rows of them: 3000^3 (split tiles),
+# 2200 x 4100 x 3000 (split, B repacked, a last row of tiles partly below
+# C); and in an odd number where A's rows miss 32-byte sectors: 1152 x 3848
+# x 520 and 1152 x 3848 x 2056 (9 rows of tiles, the last cluster's second
+# block below C; whole tiles, and split ones, which step 13 makes 192 wide);
+# and where C has half a round of 128 x 256 tiles that the clusters split:
+# 768 x 3072 x 4096 and x 2400 (36 tiles of 256 x 256 in shares over 66
+# clusters; step 11: 72 whole tiles in one round). Step 13 takes tiles 192
+# wide where those fill the rounds and 256-wide ones would be split: in
+# clusters at 3000^3 and 2200 x 4100 x 3000, in clusters of one at 2176 x
+# 4096 x 2048 and 1152 x 2048 x 4096, and at 768 x 3072 x 2400 in clusters,
+# 48 whole tiles of 256 x 192 for 66 clusters; and where neither width would
+# be split but the rounds of the narrower tiles take less time: in clusters
+# at 2056 x 2048 x 136 and x 520 (72 tiles of 256 x 256 or 99 of 256 x 192,
+# two rounds either way), 1100 x 4100 x 520 and 1152 x 3848 x 520, in
+# clusters of one at 1536 x 2000 x 128 (96 tiles of 128 x 256 or 132 of 128
+# x 192, one round either way); and at 4000 x 176 x 4200, where step 12
+# halves its few wide tiles, 32 of 128 x 192 in four parts each for 64 of
+# 128 x 128 in two (C 176 wide), where 32 tiles of 66 k-tiles are the least
+# the rule takes (16 k-tiles for each of 132 SMs). 1200 x 7690 x 2000 and
+# 768 x 3072 x 4096 keep the 256-wide tiles and split them in clusters (at
+# 1200 x 7690 x 2000, B repacked and a last row of tiles partly below C).
+# 4000 x 200 x 72 and x 8008 have rows of A and B off sectors and 32 rows of
+# tiles: step 11 copies B onto whole lines (and splits the tiles 8008 deep),
+# steps 12 and 13 read it in place.
 shapes=(
     "1 1 1" "1 4099 3" "4097 1 65" "127 129 1031" "1000 1000 1000" "2 3 5"
     "33 65 17" "64 64 64" "128 128 128" "129 127 129" "255 257 511"
