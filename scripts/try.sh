@@ -15,7 +15,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
               11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
-              tall, copy, list, noadds, onekernel;
+              tall, copy, list, noadds, allrows, onekernel;
               12: single, nostores, odd, aligned, round, sectors, copy, few;
               13: always, clusters, breakeven, rounds, equal, single, sectors,
               halved);
@@ -131,7 +131,10 @@ experiment() {
             edits=('s/^    split s = { pays ? max(tiles \/ blocks - ((long long)(tiles % blocks) \* tiles_k < FIXUP_K_TILES \* blocks), 0) \* blocks : tiles };/    split s = { pays ? max(tiles \/ blocks - 1, 0) * blocks : tiles };/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
-            edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
+            edits=('s/^                        acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                        (void)v;/') ;;
+        "step11_stream_k allrows") what="the fixup over all BM rows of a tile, those below C too, as for a tile inside C"
+            shape="-m 20 -n 300 -k 30000"
+            edits=('/^            if (__all_sync(0xffffffffu, m0 + wm < M))/d') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow;/'
                    "s/$cluster12/"'        may_pair ?/') ;;

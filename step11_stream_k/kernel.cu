@@ -117,6 +117,20 @@
  *   FAN_IN = 8 and 16 ran level with 4, within the spread between runs,
  *   and 2 behind it on most of 11 products, on an H100
  *   (results/h100-2026-11-26/fan_in.txt).
+ * - The fixup over the rows of C alone: where C ends inside a tile, a
+ *   warp whose 16 rows all lie below C neither adds the other parts' sums
+ *   nor leaves its own (the flags go up and down as before). A split tile
+ *   of a 20-row C would otherwise move 128 rows of sums, 108 of them
+ *   zeros. The test is __all_sync(0xffffffff, m0 + wm < M), a vote of the
+ *   warp's lanes, and not the comparison alone, though that is the same in
+ *   every lane: ptxas cannot tell (wm comes from threadIdx.x), and wraps
+ *   the branch in code for lanes that part ways, with index arithmetic
+ *   moved off the uniform datapath; that cost 2% to 9% where no warp skips
+ *   anything, at 128 x 4096 x 4096 and 512 x 1024 x 65536
+ *   (results/h200-2026-11-27/fixup_rows.txt). Tried with the fixup over
+ *   all 128 rows, at 20 x 300 x 30000:
+ *   Measured (scripts/try.sh 11 allrows, NVIDIA H200, CUDA 13.0,
+ *   2026-11-27): not yet run.
  * - Two kernels (gemm_kernel's SPLIT): where no tile is split, the launcher
  *   picks the one compiled without the code for shares and the fixup, and
  *   part() reaches each whole tile without a division. That code never runs
@@ -549,15 +563,13 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
     }
-    if (!SPLIT)
-        return false;
     // block u's share starts at split k-tile u * split_k_tiles / blocks (tile `whole` at 0)
     const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
     const long long first = b * split_k_tiles / blocks, end = (b + 1) * split_k_tiles / blocks;
     // the share's first and last tile, counted among the split tiles; q: this part of the share
     const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
     const int q = p - (whole - b + blocks - 1) / blocks, count = last_t - first_t + 1;
-    if (first >= end || q >= count)
+    if (!SPLIT || first >= end || q >= count)
         return false;
     const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
     k0 = (int)max(first - (long long)t * tiles_k, 0LL);
@@ -684,17 +696,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 *flag = 0;
             }
             warpgroup_sync(wg);
-            for (int c = 1; c <= children; ++c)
+            if (__all_sync(0xffffffffu, m0 + wm < M)) // no sums for a warp's rows below C (step 11's header)
+                for (int c = 1; c <= children; ++c)
 #pragma unroll
-                for (int j = 0; j < FN; ++j) {
-                    const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step, wg) + j * WARPGROUP);
-                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                }
+                    for (int j = 0; j < FN; ++j) {
+                        const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step, wg) + j * WARPGROUP);
+                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                    }
         }
         if (i > 0) {
+            if (__all_sync(0xffffffffu, m0 + wm < M))
 #pragma unroll
-            for (int j = 0; j < FN; ++j)
-                __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+                for (int j = 0; j < FN; ++j)
+                    __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
             __threadfence(); // the sums are in L2, where other SMs read, before the flag says so
             warpgroup_sync(wg);
             if (threadIdx.x % WARPGROUP == 0)

@@ -451,15 +451,13 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int cluster, int 
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
     }
-    if (!SPLIT)
-        return false;
     // cluster u's share starts at split k-tile u * split_k_tiles / blocks (tile `whole` at 0)
     const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
     const long long first = b * split_k_tiles / blocks, end = (b + 1) * split_k_tiles / blocks;
     // the share's first and last tile, counted among the split tiles; q: this part of the share
     const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
     const int q = p - (whole - b + blocks - 1) / blocks, count = last_t - first_t + 1;
-    if (first >= end || q >= count)
+    if (!SPLIT || first >= end || q >= count)
         return false;
     const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
     k0 = (int)max(first - (long long)t * tiles_k, 0LL);
@@ -593,17 +591,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 *flag = 0;
             }
             warpgroup_sync(wg);
-            for (int c = 1; c <= children; ++c)
+            if (__all_sync(0xffffffffu, m0 + wm < M)) // no sums for a warp's rows below C (step 11's header)
+                for (int c = 1; c <= children; ++c)
 #pragma unroll
-                for (int j = 0; j < FN; ++j) {
-                    const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step * cluster, wg) + j * WARPGROUP);
-                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                }
+                    for (int j = 0; j < FN; ++j) {
+                        const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step * cluster, wg) + j * WARPGROUP);
+                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                    }
         }
         if (i > 0) {
+            if (__all_sync(0xffffffffu, m0 + wm < M))
 #pragma unroll
-            for (int j = 0; j < FN; ++j)
-                __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+                for (int j = 0; j < FN; ++j)
+                    __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
             __threadfence(); // the sums are in L2, where other SMs read, before the flag says so
             warpgroup_sync(wg);
             if (threadIdx.x % WARPGROUP == 0)
