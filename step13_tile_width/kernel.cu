@@ -125,7 +125,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 627.41 TFLOPS, 99.7% of cuBLAS GemmEx, 1.01x step 12
+ * Measured: 619.45 TFLOPS, 99.8% of cuBLAS GemmEx, 0.99x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
