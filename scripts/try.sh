@@ -16,7 +16,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
               11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
               tall, copy, list, noadds, allrows, onekernel;
-              12: single, nostores, odd, aligned, round, sectors, copy, few;
+              12: single, nostores, odd, aligned, round, sectors, copy, few, fewest;
               13: always, clusters, breakeven, rounds, equal, single, sectors,
               halved);
               without it, the step's Try-it from the README
@@ -136,7 +136,7 @@ experiment() {
             shape="-m 20 -n 300 -k 30000"
             edits=('/^            if (__all_sync(0xffffffffu, m0 + wm < M))/d') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
-            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow;/'
+            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors || fewest);/    const bool may_pair = pair \&\& !narrow;/'
                    "s/$cluster12/"'        may_pair ?/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
@@ -156,7 +156,10 @@ experiment() {
             edits=('s/ || (!sectors \&\& rows \* wide_n >= sms)) ? CLUSTER : 1;$/ || rows * wide_n >= sms) ? CLUSTER : 1;/') ;;
         "step12_multicast few") what="clusters only where C has half a round of wide tiles or more, off sectors too: blocks alone"
             shape="-m 1000 -n 1000 -k 20000"
-            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/    const bool may_pair = pair \&\& !narrow \&\& !few;/') ;;
+            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors || fewest);/    const bool may_pair = pair \&\& !narrow \&\& !few;/') ;;
+        "step12_multicast fewest") what="blocks alone over the fewest tiles too, where rows of B start on sectors"
+            shape="-m 512 -n 512 -k 32768"
+            edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors || fewest);/    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/') ;;
         "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;

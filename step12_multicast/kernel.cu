@@ -30,12 +30,12 @@
  *   writes into the other's shared memory.
  * - Only where C is not narrow and has a round of 128 x 256 tiles or
  *   more, or half a round that the clusters split (next points;
- *   gemm_launch; with fewer, only where B is off sectors; on sectors,
- *   only where they split): a small product's few tiles are narrower and
- *   share little B, and so are a narrow C's (step 11's rule, for blocks
- *   alone: tiles 128 wide where they cover at most four fifths of the
- *   columns, N up to 128 or from 257 to 384). A cluster's tiles there
- *   would be 256 wide; over
+ *   gemm_launch; with fewer, only where B is off sectors or C has the
+ *   fewest tiles; on sectors, only where they split): a small product's
+ *   few tiles are narrower and share little B, and so are a narrow C's
+ *   (step 11's rule, for blocks alone: tiles 128 wide where they cover at
+ *   most four fifths of the columns, N up to 128 or from 257 to 384). A
+ *   cluster's tiles there would be 256 wide; over
  *   the 11 products of results/h200-2026-11-26/narrow.txt that the rule
  *   takes tiles 128 wide for, blocks alone ran 5% to 26% faster than
  *   clusters of wide tiles, but for 20000 x 376 x 3000, whose rows of A
@@ -95,26 +95,41 @@
  *   Measured (scripts/try.sh 12 sectors, NVIDIA H200, CUDA 13.0,
  *   2026-11-26): tried 418.78 TFLOPS (99.6% of cuBLAS), as is 425.41
  *   (103.1%).
- * - With under half a round of wide tiles (gemm_launch: few), clusters
- *   only where rows of B start off sectors and the clusters split the
- *   tiles, which are then 128 wide (256 x 128 a cluster): twice as many
- *   tiles to split as wide ones, each partial sum half the bytes, as step
- *   11's blocks halve them. Off sectors L2's requests set the pace even
- *   over few tiles, and blocks alone read each box of B, five sectors for
- *   every other row, once for every row of tiles; a cluster, once for two.
- *   Over 10 such products, 200 to 2008 wide and 5000 to 40000 deep,
- *   clusters ran 1.18 to 1.40 times as fast as blocks alone, in two
- *   processes of each (1000 x 1000 x 20000: 33%;
+ * - With under half a round of wide tiles (gemm_launch: few), clusters only
+ *   where rows of B start off sectors (or C has the fewest tiles: the next
+ *   point) and the clusters split the tiles, which are then 128 wide (256 x
+ *   128 a cluster): twice as many tiles to split as wide ones, each partial
+ *   sum half the bytes, as step 11's blocks halve them. Off sectors L2's
+ *   requests set the pace even over few tiles, and blocks alone read each
+ *   box of B, five sectors for every other row, once for every row of
+ *   tiles; a cluster, once for two. Over 10 such products, 200 to 2008 wide
+ *   and 5000 to 40000 deep, clusters ran 1.18 to 1.40 times as fast as
+ *   blocks alone, in two processes of each (1000 x 1000 x 20000: 33%;
  *   results/h100-2026-11-26/few_clusters.txt), and over 9 more drawn at
  *   random, 1.07 to 1.43 times (random_few.txt beside it). Where only A's
  *   rows start off sectors, which a cluster reads as blocks alone do,
- *   clusters ran 5% and 6% slower on two of three products, and where
- *   rows start on sectors, from 3% slower (1024 x 2048 x 8192) to 13%
- *   faster (768 x 768 x 32768), three of seven slower: blocks alone stay
- *   there. Tried with blocks alone where B is off sectors too, at 1000 x
- *   1000 x 20000:
+ *   clusters ran 5% and 6% slower on two of three products, and where rows
+ *   start on sectors, from 3% slower (1024 x 2048 x 8192) to 13% faster
+ *   (768 x 768 x 32768), three of seven slower: blocks alone stay there.
+ *   Tried with blocks alone where B is off sectors too, at 1000 x 1000 x
+ *   20000:
  *   Measured (scripts/try.sh 12 few, NVIDIA H100 80GB HBM3, CUDA 13.0,
  *   2026-11-26): tried 363.32 TFLOPS (67.8% of cuBLAS), as is 496.33 (95.2%).
+ * - Clusters over the fewest tiles wherever rows pair up (gemm_launch:
+ *   fewest): at most a sixteenth of a round of wide tiles (8 for 132 SMs),
+ *   so that each tile of a cluster is cut in 8 parts or more. There the
+ *   reads of A and B from memory set the pace, not the SMs (step 11's
+ *   header: 64 blocks ran 256 x 256 x 131072 as fast as 132), and a cluster
+ *   asks for each box of B once for two blocks. On the H200, over 17 such
+ *   products whose rows of B start on sectors (of A too on 12), 256 to 1024
+ *   tall and 8192 to 131072 deep, clusters ran 1% to 14% faster (256 x 256
+ *   x 131072: 7%; 512 x 512 x 8192, shares of 16 k-tiles: 1%); over 11 with
+ *   more tiles, from 5% slower (1536 x 512 x 16384) to 11% faster (768 x
+ *   768 x 32768), 7 of them slower
+ *   (results/h200-2026-11-27/fewest_clusters.txt). Tried with blocks alone
+ *   there, at 512 x 512 x 32768:
+ *   Measured (scripts/try.sh 12 fewest, NVIDIA H200, CUDA 13.0, 2026-11-27):
+ *   tried 381.03 TFLOPS (75.2% of cuBLAS), as is 424.40 (84.5%).
  * - B read in place (gemm_launch), where step 11 copies it onto whole
  *   lines (rows of A and B off sectors, C 32 tiles tall: its header). In a
  *   cluster each box of B comes from L2 once for two blocks, so its rows'
@@ -154,7 +169,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 626.00 TFLOPS, 99.9% of cuBLAS GemmEx, 1.01x step 11
+ * Measured: 618.25 TFLOPS, 99.8% of cuBLAS GemmEx, 1.00x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
@@ -698,7 +713,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     };
     // Clusters of CLUSTER blocks where C is not narrow and the clusters split
     // its tiles (under half a round of wide tiles, only where rows of B do
-    // not start on sectors), or, where rows of A or B do not start on
+    // not start on sectors or C has at most a sixteenth of a round: tiles
+    // cut in 8 parts or more), or, where rows of A or B do not start on
     // sectors, it has a round of wide tiles or more; and where its rows of
     // tiles pair up, or, off sectors, where the blocks over rows below C are
     // at most an eighth of all; else of one (see the header).
@@ -712,8 +728,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW; // columns of 128-wide tiles
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * BN_WIDE * wide_n &&
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
-    const bool few = 2 * rows * wide_n < sms; // under half a round of wide tiles
-    const bool may_pair = pair && !narrow && (!few || !b_sectors);
+    const bool few = 2 * rows * wide_n < sms, fewest = 16 * rows * wide_n <= sms; // under half, a sixteenth of a round
+    const bool may_pair = pair && !narrow && (!few || !b_sectors || fewest);
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more

@@ -125,7 +125,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 619.45 TFLOPS, 99.8% of cuBLAS GemmEx, 0.99x step 12
+ * Measured: 618.03 TFLOPS, 99.9% of cuBLAS GemmEx, 1.00x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
@@ -688,7 +688,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     };
     // Clusters of CLUSTER blocks where C is not narrow and the clusters split
     // its tiles (under half a round of wide tiles, only where rows of B do
-    // not start on sectors), or, where rows of A or B do not start on
+    // not start on sectors or C has at most a sixteenth of a round: tiles
+    // cut in 8 parts or more), or, where rows of A or B do not start on
     // sectors, it has a round of wide tiles or more; and where its rows of
     // tiles pair up, or, off sectors, where the blocks over rows below C are
     // at most an eighth of all; else of one (see the header).
@@ -702,8 +703,8 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW, fit_n = (N + BN_FIT - 1) / BN_FIT; // their columns
     const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * min(BN_WIDE * wide_n, BN_FIT * fit_n) &&
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
-    const bool few = 2 * rows * wide_n < sms; // under half a round of wide tiles
-    const bool may_pair = pair && !narrow && (!few || !b_sectors);
+    const bool few = 2 * rows * wide_n < sms, fewest = 16 * rows * wide_n <= sms; // under half, a sixteenth of a round
+    const bool may_pair = pair && !narrow && (!few || !b_sectors || fewest);
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
     // takes the same shared memory, a block per SM. Asked once (of one GPU):
     // the question takes longer than a small product. A block may use more
