@@ -563,6 +563,10 @@ fi
 # steps 12 and 13 read it in place. 256 x 256 x 32768, rows on sectors, has
 # the fewest tiles (two of 128 x 256): steps 12 and 13 split its two tiles
 # of 256 x 128 over 66 clusters, in 33 parts each, a tree of three levels.
+# 1544 x 824 x 872 has rows of A and B off sectors and under half a round of
+# 128 x 256 tiles, too few k-tiles to split: steps 12 and 13 take 49 whole
+# tiles of 256 x 128 in one round of clusters, over 13 rows of tiles (the
+# last cluster's second block below C); step 11, 91 of 128 x 128 on blocks.
 # The fixup leaves out a warp whose 16 rows of a split tile are all below C:
 # 20 x 300 x 30000 and 104 x 664 x 15368 (6 tiles of 128 x 128 in 22 parts)
 # end C inside a warp of the first warpgroup and of the second.
@@ -577,7 +581,7 @@ shapes=(
     "1152 3848 520" "1152 3848 2056" "4096 64 4096" "20000 100 2000" "768 3072 4096" "768 3072 2400"
     "1536 2000 128" "1152 2048 5120" "4000 200 72" "4000 200 8008" "6000 300 3000"
     "600 10000 3000" "4100 2500 4000" "512 12288 2304" "4000 176 4200" "512 2176 4608" "104 664 15368"
-    "256 256 32768"
+    "256 256 32768" "1544 824 872"
 )
 # alpha/beta pairs beyond the default (1, 0), on a few shapes.
 scalings=("-1.5 0.5" "0.25 -2" "0 1.5" "2 0")
@@ -585,7 +589,7 @@ scaled_shapes=("127 129 1031" "33 65 17" "513 1025 257" "1024 768 4100" "2056 20
                "2056 2048 520" "2176 4096 2048" "128 4096 4096" "1152 2048 5120" "20 300 30000"
                "300 1000 5000" "2200 4100 3000" "1200 7690 2000" "1152 3848 2056" "20000 100 2000"
                "768 3072 4096" "4000 200 8008" "6000 300 3000" "600 10000 3000" "4100 2500 4000" "4000 176 4200"
-               "104 664 15368" "256 256 32768")
+               "104 664 15368" "256 256 32768" "1544 824 872")
 # Misaligned pointers (M N K offset): A, B and C start `offset` elements past
 # an aligned address (--offset), so no row is 16-byte aligned: the
 # element-wise paths, or the repacked TMA path, on shapes whose sizes alone

@@ -16,7 +16,8 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
               11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
               tall, copy, list, noadds, allrows, onekernel;
-              12: single, nostores, odd, aligned, round, sectors, copy, few, fewest;
+              12: single, nostores, odd, aligned, round, sectors, copy, few, fewest,
+              oneround;
               13: always, clusters, breakeven, rounds, equal, single, sectors,
               halved);
               without it, the step's Try-it from the README
@@ -34,7 +35,7 @@ experiment() {
     # step 11's rule for copying B onto lines, which step 12 leaves out (an edit's pattern, or its replacement)
     local copy11='N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 \* BM'
     # step 12's rule for clusters (gemm_launch), which two of its experiments change
-    local cluster12='^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms)) ?'
+    local cluster12='^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms) || one_round) ?'
     case $1${2:+ $2} in
         step01_naive) what="each warp down a column of C: BM = 512, BN = 1"; shape="-s 4096"
             edits=('s/^constexpr int BM = 16;/constexpr int BM = 512;/'
@@ -153,13 +154,16 @@ experiment() {
             edits=("s/$cluster12/"'        may_pair \&\& rows * wide_n >= sms ?/') ;;
         "step12_multicast sectors") what="clusters wherever C has a round of wide tiles, where rows start on sectors too"
             shape="-m 4096 -n 4096 -k 512"
-            edits=('s/ || (!sectors \&\& rows \* wide_n >= sms)) ? CLUSTER : 1;$/ || rows * wide_n >= sms) ? CLUSTER : 1;/') ;;
+            edits=('s/ || (!sectors \&\& rows \* wide_n >= sms) || one_round) ? CLUSTER : 1;$/ || rows * wide_n >= sms || one_round) ? CLUSTER : 1;/') ;;
         "step12_multicast few") what="clusters only where C has half a round of wide tiles or more, off sectors too: blocks alone"
             shape="-m 1000 -n 1000 -k 20000"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors || fewest);/    const bool may_pair = pair \&\& !narrow \&\& !few;/') ;;
         "step12_multicast fewest") what="blocks alone over the fewest tiles too, where rows of B start on sectors"
             shape="-m 512 -n 512 -k 32768"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors || fewest);/    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors);/') ;;
+        "step12_multicast oneround") what="blocks alone over whole tiles under a round where rows of A and B are off sectors"
+            shape="-s 1800"
+            edits=('s/ || one_round) ? CLUSTER : 1;$/) ? CLUSTER : 1;/') ;;
         "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;

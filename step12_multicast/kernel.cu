@@ -29,14 +29,14 @@
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
  * - Only where C is not narrow and has a round of 128 x 256 tiles or
- *   more, or half a round that the clusters split (next points;
- *   gemm_launch; with fewer, only where B is off sectors or C has the
- *   fewest tiles; on sectors, only where they split): a small product's
- *   few tiles are narrower and share little B, and so are a narrow C's
- *   (step 11's rule, for blocks alone: tiles 128 wide where they cover at
- *   most four fifths of the columns, N up to 128 or from 257 to 384). A
- *   cluster's tiles there would be 256 wide; over
- *   the 11 products of results/h200-2026-11-26/narrow.txt that the rule
+ *   more, or half a round that the clusters split, or, off sectors, take
+ *   in one round (next points; gemm_launch; with fewer, only where B is
+ *   off sectors or C has the fewest tiles; on sectors, only where they
+ *   split): a small product's few tiles are narrower and share little
+ *   B, and so are a narrow C's (step 11's rule, for blocks alone: tiles
+ *   128 wide where they cover at most four fifths of the columns, N up to
+ *   128 or from 257 to 384). A cluster's tiles there would be 256 wide;
+ *   over the 11 products of results/h200-2026-11-26/narrow.txt that the rule
  *   takes tiles 128 wide for, blocks alone ran 5% to 26% faster than
  *   clusters of wide tiles, but for 20000 x 376 x 3000, whose rows of A
  *   and B start off sectors: 7% slower there. Where the rows of tiles
@@ -130,6 +130,27 @@
  *   there, at 512 x 512 x 32768:
  *   Measured (scripts/try.sh 12 fewest, NVIDIA H200, CUDA 13.0, 2026-11-27):
  *   tried 381.03 TFLOPS (75.2% of cuBLAS), as is 424.40 (84.5%).
+ * - Whole tiles in one round of clusters where rows of A and B both start
+ *   off sectors (gemm_launch: one_round): C has over half a round of tiles
+ *   as wide as the clusters take them (128 under half a round of wide
+ *   tiles, else 256), counted in blocks, and at most a round of the
+ *   clusters' tiles. Blocks alone take the same tiles there, in one round
+ *   too, and each reads its own boxes of B, five sectors for every other
+ *   row; a cluster reads them once for two blocks. Over 34 such products,
+ *   720 to 3168 tall, 632 to 2840 wide and 552 to 5976 deep, 30 drawn at
+ *   random, clusters ran from 4.3% slower (1544 x 824 x 872) to 18%
+ *   faster (1232 x 2840 x 2232) than blocks alone in step 12, 24 of them
+ *   2% faster or more, and from 5.6% slower to 19.5% faster in step 13, 27
+ *   of them 2% faster or more (results/h200-2026-11-27/one_round.txt).
+ *   Where rows of B alone start off sectors, clusters ran up to 24%
+ *   slower (1296 x 1496 x 592), 7 of 8 products slower; where rows of A
+ *   alone, 4% to 7% slower on all 4; where blocks alone take narrower
+ *   tiles (1288^3: 121 of 128 x 128, or 36 of 256 x 256 in clusters) or
+ *   the clusters' tiles take two rounds (1080 x 1752 x 1288: 70 for 66
+ *   clusters), 18% and 19% slower: blocks alone stay there. Tried with
+ *   blocks alone, at 1800^3:
+ *   Measured (scripts/try.sh 12 oneround, NVIDIA H200, CUDA 13.0,
+ *   2026-11-27): tried 354.06 TFLOPS (80.6% of cuBLAS), as is 407.49 (93.4%).
  * - B read in place (gemm_launch), where step 11 copies it onto whole
  *   lines (rows of A and B off sectors, C 32 tiles tall: its header). In a
  *   cluster each box of B comes from L2 once for two blocks, so its rows'
@@ -169,7 +190,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 618.25 TFLOPS, 99.8% of cuBLAS GemmEx, 1.00x step 11
+ * Measured: 625.54 TFLOPS, 100.0% of cuBLAS GemmEx, 1.00x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
@@ -715,12 +736,15 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // its tiles (under half a round of wide tiles, only where rows of B do
     // not start on sectors or C has at most a sixteenth of a round: tiles
     // cut in 8 parts or more), or, where rows of A or B do not start on
-    // sectors, it has a round of wide tiles or more; and where its rows of
-    // tiles pair up, or, off sectors, where the blocks over rows below C are
-    // at most an eighth of all; else of one (see the header).
+    // sectors, it has a round of wide tiles or more, or, where rows of both
+    // do not, the clusters take its tiles in one round, as wide as blocks
+    // alone would (one_round); and where its rows of tiles pair up, or, off
+    // sectors, where the blocks over rows below C are at most an eighth of
+    // all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
+    const bool a_sectors = lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // rows of A on sectors
     const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
-    const bool sectors = b_sectors && lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // and of A
+    const bool sectors = a_sectors && b_sectors;
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
     const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
     // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
@@ -748,8 +772,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             exit(1);
         }
     }
+    // Rows of A and B off sectors: over half a round of blocks over tiles as wide as the clusters' (so that blocks
+    // alone take that width too), and at most a round of clusters.
+    const int cluster_n = few ? narrow_n : wide_n; // columns of the clusters' tiles
+    const bool one_round = !a_sectors && !b_sectors && sms < 2 * rows * cluster_n && paired / CLUSTER * cluster_n <= fit;
     const int cluster =
-        may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms)) ? CLUSTER : 1;
+        may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms) || one_round) ? CLUSTER : 1;
     const int clusters = cluster == CLUSTER ? fit : sms;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };

@@ -125,7 +125,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 618.03 TFLOPS, 99.9% of cuBLAS GemmEx, 1.00x step 12
+ * Measured: 625.54 TFLOPS, 100.1% of cuBLAS GemmEx, 1.00x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
@@ -690,12 +690,15 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // its tiles (under half a round of wide tiles, only where rows of B do
     // not start on sectors or C has at most a sixteenth of a round: tiles
     // cut in 8 parts or more), or, where rows of A or B do not start on
-    // sectors, it has a round of wide tiles or more; and where its rows of
-    // tiles pair up, or, off sectors, where the blocks over rows below C are
-    // at most an eighth of all; else of one (see the header).
+    // sectors, it has a round of wide tiles or more, or, where rows of both
+    // do not, the clusters take its tiles in one round, as wide as blocks
+    // alone would (one_round); and where its rows of tiles pair up, or, off
+    // sectors, where the blocks over rows below C are at most an eighth of
+    // all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
+    const bool a_sectors = lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // rows of A on sectors
     const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
-    const bool sectors = b_sectors && lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // and of A
+    const bool sectors = a_sectors && b_sectors;
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
     const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
     // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 or 192 wide do, if they are
@@ -723,8 +726,12 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
             exit(1);
         }
     }
+    // Rows of A and B off sectors: over half a round of blocks over tiles as wide as the clusters' (so that blocks
+    // alone take that width too), and at most a round of clusters.
+    const int cluster_n = few ? narrow_n : wide_n; // columns of the clusters' tiles
+    const bool one_round = !a_sectors && !b_sectors && sms < 2 * rows * cluster_n && paired / CLUSTER * cluster_n <= fit;
     const int cluster =
-        may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms)) ? CLUSTER : 1;
+        may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms) || one_round) ? CLUSTER : 1;
     const int clusters = cluster == CLUSTER ? fit : sms;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
