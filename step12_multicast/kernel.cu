@@ -774,7 +774,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     }
     // Rows of A and B off sectors: over half a round of blocks over tiles as wide as the clusters' (so that blocks
     // alone take that width too), and at most a round of clusters.
-    const int cluster_n = few ? narrow_n : wide_n; // columns of the clusters' tiles
+    const int cluster_bn = few ? BN_NARROW : BN_WIDE, cluster_n = (N + cluster_bn - 1) / cluster_bn; // the clusters' tiles
     const bool one_round = !a_sectors && !b_sectors && sms < 2 * rows * cluster_n && paired / CLUSTER * cluster_n <= fit;
     const int cluster =
         may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms) || one_round) ? CLUSTER : 1;
@@ -783,9 +783,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
     // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
     // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split. Clusters of
-    // CLUSTER take 128 where C has under half a round of wide tiles (few): twice as many tiles to split, each
-    // partial sum half the bytes, as for blocks alone; elsewhere they keep 256, and C is not narrow.
-    int bn = cluster == CLUSTER && few ? BN_NARROW : BN_WIDE;
+    // CLUSTER take cluster_bn: 128 where C has under half a round of wide tiles (few), twice as many tiles to split,
+    // each partial sum half the bytes, as for blocks alone; elsewhere 256, and C is not narrow.
+    int bn = cluster == CLUSTER ? cluster_bn : BN_WIDE;
     while (cluster == 1 && bn > BN_NARROWEST &&
            ((bn == BN_WIDE ? narrow : 2 * N <= bn) ||
             (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
