@@ -37,8 +37,8 @@
  * lives in common/repack.cuh; the launcher says what it costs. Step 08
  * loads such rows element by element:
  *
- * Measured at 4096 x 4096 x 4100: 618.58 TFLOPS, 252.8% of cuBLAS GemmEx,
- * 7.18x step 08 (scripts/run_all.sh -m 4096 -n 4096 -k 4100, NVIDIA H200,
+ * Measured at 4096 x 4096 x 4100: 622.35 TFLOPS, 254.3% of cuBLAS GemmEx,
+ * 7.25x step 08 (scripts/run_all.sh -m 4096 -n 4096 -k 4100, NVIDIA H200,
  * CUDA 13.0, 2026-11-27).
  *
  * Why it is faster: one thread and one instruction per box replace 256
@@ -53,7 +53,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 596.56 TFLOPS, 96.2% of cuBLAS GemmEx, 0.99x step 08
+ * Measured: 612.43 TFLOPS, 95.8% of cuBLAS GemmEx, 1.02x step 08
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"

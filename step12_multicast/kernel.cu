@@ -190,7 +190,7 @@
  * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
  * when tiles are split.
  *
- * Measured: 625.54 TFLOPS, 100.0% of cuBLAS GemmEx, 1.00x step 11
+ * Measured: 626.04 TFLOPS, 100.0% of cuBLAS GemmEx, 0.97x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
