@@ -87,7 +87,7 @@ $(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH)))
 %/run: %/main.o %/kernel.o $(COMMON_OBJS)
 	$(NVCC) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64
 
-%/kernel.o: %/kernel.cu common/gemm.h common/repack.cuh %/.build-config
+%/kernel.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh %/.build-config
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -Icommon -c $< -o $@
 
 %/main.o: %/main.c $(COMMON_HDRS) common/.build-config

@@ -250,8 +250,7 @@ static void run_once(const struct problem *p, gemm_fn fn, float *out)
 {
     const struct gemm_data *d = &p->host;
     reset_c(p);
-    fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
-    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(out, p->dC, (size_t)d->M * d->N * sizeof(float),
                           cudaMemcpyDeviceToHost));
@@ -324,19 +323,21 @@ static cublasHandle_t cublas_handle(void)
 /* cuBLAS is column-major. A row-major M x N matrix is the column-major
  * N x M matrix of its transpose, and C^T = B^T A^T, so swapping the operands
  * computes the row-major product with no transposes at all. */
-static void cublas_fp32(int M, int N, int K, float alpha, const void *A, const void *B,
-                        float beta, float *C)
+static int cublas_fp32(int M, int N, int K, float alpha, const void *A, const void *B,
+                       float beta, float *C)
 {
     CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
                              (const float *)B, N, (const float *)A, K, &beta, C, N));
+    return cudaSuccess;
 }
 
-static void cublas_fp16(int M, int N, int K, float alpha, const void *A, const void *B,
-                        float beta, float *C)
+static int cublas_fp16(int M, int N, int K, float alpha, const void *A, const void *B,
+                       float beta, float *C)
 {
     CUBLAS_CHECK(cublasGemmEx(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
                               B, CUDA_R_16F, N, A, CUDA_R_16F, K, &beta, C, CUDA_R_32F, N,
                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return cudaSuccess;
 }
 
 gemm_fn cublas_gemm(enum input_type input)
@@ -403,8 +404,7 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     for (double elapsed = 0.0; warmup < opt->warmup || (opt->warmup > 0 && elapsed < WARMUP_SECONDS);
          warmup++) {
         for (int f = 0; f < 2; f++)
-            fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
-        CUDA_CHECK(cudaGetLastError());
+            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
         CUDA_CHECK(cudaDeviceSynchronize()); /* so that the host's clock follows the GPU */
         elapsed = seconds_since(&start);
     }
@@ -427,13 +427,12 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
         }
         for (int f = 0; f < 2; f++) {
             CUDA_CHECK(cudaEventRecord(ev[4 * i + 2 * f], 0));
-            fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC);
+            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
             CUDA_CHECK(cudaEventRecord(ev[4 * i + 2 * f + 1], 0));
         }
         if (i % HOLD_RUNS == HOLD_RUNS - 1 || i == n - 1)
             atomic_store(&queued[i / HOLD_RUNS], 1);
     }
-    CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     for (int i = 0; i < n; i++)
         for (int f = 0; f < 2; f++) {

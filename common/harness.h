@@ -26,8 +26,8 @@ struct problem {
 };
 
 /* gemm_launch's signature, so cuBLAS can be run and timed the same way. */
-typedef void (*gemm_fn)(int M, int N, int K, float alpha, const void *A, const void *B,
-                        float beta, float *C);
+typedef int (*gemm_fn)(int M, int N, int K, float alpha, const void *A, const void *B,
+                       float beta, float *C);
 
 struct timing {
     double median_ms, min_ms, max_ms;

@@ -5,6 +5,7 @@
 #ifndef OPTIONS_H
 #define OPTIONS_H
 
+#include "gemm.h"
 #include "step.h"
 
 #include <stdint.h>
@@ -18,11 +19,9 @@ struct options {
     int check; /* 0 after --no-check */
 };
 
-/* The largest problem any step accepts. Every kernel indexes with 32-bit
- * ints: row * ld + col stays below the element count of its matrix, and a
- * tile index runs at most a few tiles past M, N or K. */
-#define MAX_MATRIX_ELEMENTS 2147483647LL
-#define MAX_SIDE (1 << 30)
+/* The largest problem any step accepts: gemm.h's. */
+#define MAX_MATRIX_ELEMENTS GEMM_MAX_ELEMENTS
+#define MAX_SIDE GEMM_MAX_SIDE
 #define MAX_OFFSET 1024
 
 /* Seconds of warm-up runs before timing, unless --warmup 0. */

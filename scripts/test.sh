@@ -275,9 +275,10 @@ for s in "${steps[@]:1}"; do
 done
 
 # The Hopper lessons stay the size a reader can follow: one idea per diff,
-# at most 200 changed lines for steps 08-10, 250 for steps 11 and 12 and
-# 100 for step 13, a second tile width and its rule.
-for pair in 08:200 09:200 10:200 11:250 12:250 13:100; do
+# at most 200 changed lines for steps 08-10, 280 for step 11 and 265 for
+# step 12 (stream-K and its fixup, whose counts start at zero in every call)
+# and 100 for step 13, a second tile width and its rule.
+for pair in 08:200 09:200 10:200 11:280 12:265 13:100; do
     s=${pair%%:*} most=${pair##*:}
     stat=$(bash scripts/lesson.sh "$s" --stat 2>"$log")
     size=$(sed -n 's/.* +\([0-9]*\)\/-\([0-9]*\)$/\1 \2/p' <<<"$stat")
@@ -645,12 +646,35 @@ sanitizer_runs_for() {
         if [ "$((10#${1:4:2}))" -ge "$((10#${first:-1}))" ]; then echo "$run"; fi
     done
 }
-# The GPU checks of step $1.
+# The GPU checks of step $1: its runs, and its cases of common/test_launch.cu.
 cases_for() {
+    local sanitized=0
+    [ "$((10#${1:4:2}))" -ge "$library_sanitizer_from" ] && sanitized=2
     echo $(( ${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]} + ${#offset_runs[@]} +
-             $(sanitizer_runs_for "$1" | wc -l) ))
+             $(sanitizer_runs_for "$1" | wc -l) + $(library_cases_for "$1" | wc -l) + sanitized ))
 }
 wrong_cases=10 # common/wrong_kernel.cu's 5 bugs, with a float and a half harness
+# gemm_launch as a library (common/test_launch.cu), a process per case:
+# every step; out of GPU memory for the steps that take memory for a call
+# (call_memory: copies for TMA, and from step 11 a workspace); and from step 10, whose blocks walk the tiles in a grid
+# sized to the SMs (and from 11, pass sums to each other), another kernel
+# holding all but a few SMs: each shape must end within BUSY_LIMIT
+# seconds. 256 x 256 x 32768 and 1024 x 1024 x 16384 split their tiles in
+# many parts (1024^2 in clusters from step 12), 128 x 4096 x 4100 copies A
+# and B for TMA and splits its tiles too.
+BUSY_LIMIT=20 BUSY_FROM=10 BUSY_SHAPES="256 256 32768 1024 1024 16384 128 4096 4100"
+library_cases_for() {
+    echo threads; echo reset; echo zero; echo limits; echo largest
+    # a copy of A and of B (34 MB each); the workspace of split tiles (17 MB on 132 SMs)
+    grep -q 'call_memory' "$1/kernel.cu" && echo "oom 4096 4100 4100$(grep -q zero_kernel "$1/kernel.cu" && echo ' 128 4096 4096')"
+    [ "$((10#${1:4:2}))" -ge "$BUSY_FROM" ] && echo "busy $BUSY_LIMIT 120 $BUSY_SHAPES"
+    return 0
+}
+# Under compute-sanitizer (serial, slow), from step 11: a split shape beside
+# the other kernel, which holds its SMs 2 seconds at most.
+library_sanitizer_runs="memcheck racecheck"
+library_sanitizer_from=11
+library_sanitizer_case="busy 280 2 8 8 60000 768 6144 1300"
 # The README says how many shapes, alpha/beta pairs and --offset runs the
 # GPU half has: the counts of the arrays above, which it must keep up with.
 readme_text=$(tr -s '\n ' '  ' <README.md)
@@ -709,6 +733,18 @@ sanitized_job() {
     local rc=$?
     [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" &&
         return 0
+    echo "exit code $rc" >>"$log"
+    return 1
+}
+
+# common/test_launch under a tool (a job): it must pass, and the tool find nothing.
+library_sanitized_job() {
+    local tool=$1 bin=$2
+    shift 2
+    timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin" "$@" >"$log" 2>&1
+    local rc=$?
+    [ $rc -eq 0 ] && ! grep -q '^FAIL' "$log" &&
+        grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" && return 0
     echo "exit code $rc" >>"$log"
     return 1
 }
@@ -846,6 +882,43 @@ else
     done
     rm -rf "$wrong_dir"
 
+    echo "== GPU: gemm_launch as a library, beside other work (common/test_launch.cu)"
+    # Each case prints a PASS or FAIL line per check; a crash, a hang
+    # (RUN_LIMIT), or an exit with no FAIL line to say why, fails.
+    lib_dir=$(mktemp -d)
+    library_run() { # library_run NAME BINARY CASE...
+        local name=$1 bin=$2 rc line
+        shift 2
+        timeout "$RUN_LIMIT" "$bin" "$@" >"$log.lib" 2>&1
+        rc=$?
+        : >"$log"
+        while IFS= read -r line; do
+            case $line in
+                "PASS  "*) pass "$name: ${line#PASS  }" ;;
+                "FAIL  "*) fail "$name: ${line#FAIL  }" ;;
+            esac
+        done <"$log.lib"
+        if [ $rc -ne 0 ] && ! grep -q '^FAIL  ' "$log.lib"; then
+            cp "$log.lib" "$log"
+            fail "$name: common/test_launch $1 exited with code $rc"
+        fi
+        rm -f "$log.lib"
+    }
+    for s in ${runnable[@]+"${runnable[@]}"}; do
+        half=$([ "$(bash scripts/arch.sh input "$s")" = fp16 ] && echo 1 || echo 0)
+        gencode=$(bash scripts/arch.sh gencode "$s" "${ARCH:-}")
+        bin=$lib_dir/$s
+        # shellcheck disable=SC2086 # gencode holds several words
+        if ! ${NVCC:-nvcc} -O2 -std=c++17 $gencode -Icommon -DHALF=$half common/test_launch.cu "$s/kernel.o" \
+            -o "$bin" >"$log" 2>&1; then
+            fail "$s: common/test_launch.cu does not build with $s/kernel.o"
+            continue
+        fi
+        while read -r -a args; do
+            library_run "$s" "$bin" "${args[@]}"
+        done < <(library_cases_for "$s")
+    done
+
     echo "== GPU: make profile"
     if ! command -v ncu >/dev/null; then
         skip "make profile: Nsight Compute (ncu) not found"
@@ -871,7 +944,10 @@ else
     echo "== GPU: compute-sanitizer memcheck and racecheck on small shapes"
     if ! command -v compute-sanitizer >/dev/null; then
         n=0
-        for s in ${runnable[@]+"${runnable[@]}"}; do n=$((n + $(sanitizer_runs_for "$s" | wc -l))); done
+        for s in ${runnable[@]+"${runnable[@]}"}; do
+            n=$((n + $(sanitizer_runs_for "$s" | wc -l)))
+            [ "$((10#${s:4:2}))" -ge "$library_sanitizer_from" ] && n=$((n + 2))
+        done
         skipped=$((skipped + n))
         echo "SKIP  compute-sanitizer not found: $n runs skipped"
     else
@@ -883,7 +959,20 @@ else
             done < <(sanitizer_runs_for "$s")
         done
         report_all
+        # One at a time: the other kernel of the busy case holds the GPU's SMs.
+        for s in ${runnable[@]+"${runnable[@]}"}; do
+            [ "$((10#${s:4:2}))" -ge "$library_sanitizer_from" ] && [ -x "$lib_dir/$s" ] || continue
+            for tool in $library_sanitizer_runs; do
+                # shellcheck disable=SC2086 # the case holds several words
+                if library_sanitized_job "$tool" "$lib_dir/$s" $library_sanitizer_case; then
+                    pass "$s $tool: common/test_launch $library_sanitizer_case"
+                else
+                    fail "$s $tool: common/test_launch $library_sanitizer_case"
+                fi
+            done
+        done
     fi
+    rm -rf "$lib_dir"
 fi
 
 echo

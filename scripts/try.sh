@@ -15,7 +15,7 @@ usage: scripts/try.sh STEP [IDEA] [--iters N] [--list]
   IDEA        one of the ideas the step's header measures, taken out (04: scalar;
               05: unrotated; 06: registers; 07: frags, tile, group; 10: direct;
               11: wider, overwide, narrow, eager, short, fill, full, last, up, promotion,
-              tall, copy, list, noadds, allrows, onekernel;
+              tall, copy, noadds, allrows, onekernel;
               12: single, nostores, odd, aligned, round, sectors, copy, few, fewest,
               oneround;
               13: always, clusters, breakeven, rounds, equal, single, sectors,
@@ -35,7 +35,7 @@ experiment() {
     # step 11's rule for copying B onto lines, which step 12 leaves out (an edit's pattern, or its replacement)
     local copy11='N % 16 != 0 \&\& N > REPACK_LINE \&\& lda % 16 != 0 \&\& M > 31 \* BM'
     # step 12's rule for clusters (gemm_launch), which two of its experiments change
-    local cluster12='^        may_pair \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms) || one_round) ?'
+    local cluster12='^        may_pair \&\& fit > 0 \&\& (split_pays(paired \/ CLUSTER \* wide_n, fit) || (!sectors \&\& rows \* wide_n >= sms) || one_round) ?'
     case $1${2:+ $2} in
         step01_naive) what="each warp down a column of C: BM = 512, BN = 1"; shape="-s 4096"
             edits=('s/^constexpr int BM = 16;/constexpr int BM = 512;/'
@@ -80,7 +80,7 @@ experiment() {
             edits=('s/^constexpr int STAGES = 4;/constexpr int STAGES = 3;/') ;;
         step09_tma) what="repacked rows padded to whole pieces, not lines (common/repack.cuh)"
             shape="-m 4096 -n 4100 -k 4096" file=common/repack.cuh
-            edits=('s/^    pitch = (cols + REPACK_LINE - 1) \/ REPACK_LINE \* REPACK_LINE;/    pitch = (cols + REPACK_PIECE - 1) \/ REPACK_PIECE * REPACK_PIECE;/') ;;
+            edits=('s/^    const int unit = cols < REPACK_LINE ? REPACK_PIECE : REPACK_LINE;/    const int unit = REPACK_PIECE;/') ;;
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
             edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem>>>/    kernel<<<tiles, THREADS, smem>>>/') ;;
         "step10_warp_specialized direct") what="the epilogue stores straight from the accumulators, as in step 09"
@@ -105,10 +105,7 @@ experiment() {
             edits=('s/m0 + BM > M ? \&map_last : \&map_a,$/\&map_a,/' 's/, min(M - m0, BM));$/, BM);/') ;;
         "step11_stream_k copy") what="B read in place where its rows and A's are off sectors, as in step 10"
             shape="-s 5000"
-            edits=("s/^    B = for_tma(B, K, N, ldb, room_b, $copy11);/    B = for_tma(B, K, N, ldb, room_b);/") ;;
-        "step11_stream_k list") what="one level of adds: part 0 adds the sums of every other part itself"
-            shape="-m 256 -n 256 -k 131072"
-            edits=('s/^constexpr int FAN_IN = 4;/constexpr int FAN_IN = 64;/') ;;
+            edits=("s/^    B = for_tma(B, K, N, ldb, mem, $copy11);/    B = for_tma(B, K, N, ldb, mem);/") ;;
         "step11_stream_k onekernel") what="one kernel, the one for split tiles, for every shape"
             shape="-m 2048 -n 2048 -k 128"
             edits=('s/(vec, pays)/(vec, true)/g') ;;
@@ -138,12 +135,12 @@ experiment() {
             edits=('/^            if (__all_sync(0xffffffffu, m0 + wm < M))/d') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors || fewest);/    const bool may_pair = pair \&\& !narrow;/'
-                   "s/$cluster12/"'        may_pair ?/') ;;
+                   "s/$cluster12/"'        may_pair \&\& fit > 0 ?/') ;;
         "step12_multicast single") what="clusters of one everywhere, as in step 11: each block copies all of B"
             shape="-s 5000"
-            edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
+            edits=('s/^        may_pair \&\& fit > 0 \&\& (split_pays/        false \&\& may_pair \&\& fit > 0 \&\& (split_pays/') ;;
         "step12_multicast copy") what="step 11's copy of B where its rows and A's are off sectors"; shape="-s 5000"
-            edits=("s/^    B = for_tma(B, K, N, ldb, room_b);/    B = for_tma(B, K, N, ldb, room_b, $copy11);/") ;;
+            edits=("s/^    B = for_tma(B, K, N, ldb, mem);/    B = for_tma(B, K, N, ldb, mem, $copy11);/") ;;
         "step12_multicast odd") what="clusters of one over odd rows of tiles"; shape="-s 5400"
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8 \* (paired - rows) <= paired);$/    const bool pair = paired == rows;/') ;;
         "step12_multicast aligned") what="clusters over odd rows of tiles where rows start on sectors too"
@@ -151,7 +148,7 @@ experiment() {
             edits=('s/^    const bool pair = paired == rows || (!sectors \&\& 8/    const bool pair = paired == rows || (8/') ;;
         "step12_multicast round") what="clusters only where C has a round of wide tiles: fewer, step 11's single round"
             shape="-m 1536 -n 1536 -k 4096"
-            edits=("s/$cluster12/"'        may_pair \&\& rows * wide_n >= sms ?/') ;;
+            edits=("s/$cluster12/"'        may_pair \&\& fit > 0 \&\& rows * wide_n >= sms ?/') ;;
         "step12_multicast sectors") what="clusters wherever C has a round of wide tiles, where rows start on sectors too"
             shape="-m 4096 -n 4096 -k 512"
             edits=('s/ || (!sectors \&\& rows \* wide_n >= sms) || one_round) ? CLUSTER : 1;$/ || rows * wide_n >= sms || one_round) ? CLUSTER : 1;/') ;;
@@ -182,9 +179,9 @@ experiment() {
             edits=('s/^    if (bn == BN_WIDE \&\& (tiles_of(BN_FIT) == tiles_of(BN_WIDE) ||$/    if (bn == BN_WIDE \&\& (false ||/') ;;
         "step13_tile_width single") what="clusters of one everywhere, as in step 11: tiles 192 wide, each block copying all of B"
             shape="-s 3000"
-            edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
+            edits=('s/^        may_pair \&\& fit > 0 \&\& (split_pays/        false \&\& may_pair \&\& fit > 0 \&\& (split_pays/') ;;
         "step13_tile_width sectors") what="clusters of one everywhere, where rows start on sectors"; shape="-s 3008"
-            edits=('s/^        may_pair \&\& (split_pays/        false \&\& may_pair \&\& (split_pays/') ;;
+            edits=('s/^        may_pair \&\& fit > 0 \&\& (split_pays/        false \&\& may_pair \&\& fit > 0 \&\& (split_pays/') ;;
         "step13_tile_width halved") what="tiles 128 wide wherever few tiles halve BN, as in step 12, where C is 129 to 192 wide too"
             shape="-m 8192 -n 176 -k 16384"
             edits=('s/^    if (cluster == 1 \&\& bn == BN_NARROW \&\& BN_NARROW < N/    if (false \&\& bn == BN_NARROW \&\& BN_NARROW < N/') ;;

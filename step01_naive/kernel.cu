@@ -19,6 +19,7 @@
  * H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
+#include "launch.cuh"
 
 constexpr int BM = 16; // rows of C per block
 constexpr int BN = 32; // columns of C per block: one warp spans them, so B and C accesses coalesce
@@ -55,10 +56,13 @@ gemm_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
     store(C, M, N, row, col, acc, alpha, beta);
 }
 
-extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
-                            const void *B, float beta, float *C)
+extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
+                           const void *B, float beta, float *C)
 {
+    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+        return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     gemm_kernel<<<tiles, dim3(BN, BM)>>>(M, N, K, alpha, (const float *)A,
                                          (const float *)B, beta, C);
+    return cudaGetLastError();
 }

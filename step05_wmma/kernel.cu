@@ -32,6 +32,7 @@
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
+#include "launch.cuh"
 
 #include <cuda_fp16.h>
 #include <mma.h>
@@ -239,13 +240,16 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
     }
 }
 
-extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
-                            const void *B, float beta, float *C)
+extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
+                           const void *B, float beta, float *C)
 {
+    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+        return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
     const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
     kernel<<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
+    return cudaGetLastError();
 }

@@ -68,13 +68,12 @@
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
+#include "launch.cuh"
 #include "repack.cuh"
 
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
@@ -378,38 +377,37 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
-static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
+// False if the driver cannot describe it.
+static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
-    static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
-    if (!encode)
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
+    decltype(&cuTensorMapEncodeTiled) encode = nullptr;
+    cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
     const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
-    CUtensorMap map;
-    if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
+    return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
                           steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-        fprintf(stderr, "gemm_launch: the driver cannot describe a %d x %d matrix to TMA\n", rows, cols);
-        exit(1);
-    }
-    return map;
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
-                            const void *B, float beta, float *C)
+extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
+                           const void *B, float beta, float *C)
 {
+    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+        return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // An operand TMA cannot read (repack.cuh) is repacked first: one read and
     // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
     // which pays unless the other side is a tile or two across, as the product
     // reads the copy once per row or column of tiles.
-    static room room_a, room_b;
-    int lda, ldb; // halves from one row of A, and of B, to the next
-    A = for_tma(A, M, K, lda, room_a);
-    B = for_tma(B, K, N, ldb, room_b);
+    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    int lda, ldb;    // halves from one row of A, and of B, to the next
+    A = for_tma(A, M, K, lda, mem);
+    B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
-        return; // out of GPU memory: cudaMalloc's error is the caller's to see
-    const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
+    CUtensorMap map_a, map_b;
+    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N))
+        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -424,11 +422,9 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
     // with setmaxnreg all that __launch_bounds__ allows; check that it did.
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS) {
-        fprintf(stderr, "gemm_launch: gemm_kernel has %d registers per thread; setmaxnreg assumes %d\n",
-                attr.numRegs, REGS);
-        exit(1);
-    }
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
+        return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
     // One block per SM, each walking its share of the tiles.
     kernel<<<min(tiles, sms), THREADS, smem>>>(map_a, map_b, M, N, K, alpha, beta, C);
+    return cudaGetLastError();
 }

@@ -98,28 +98,32 @@
  *   shares of 69-70 on 132 SMs):
  *   Measured (scripts/try.sh 11 fill, NVIDIA H200, CUDA 13.0, 2026-11-25):
  *   tried 435.77 TFLOPS (66.1% of cuBLAS), as is 564.34 (95.2%).
- * - Fixup: a part that does not start its tile leaves its partial sum (the
- *   accumulators: 128 KB for a 128 x 256 tile) in the block's slot of a
- *   workspace and raises a flag (st.release: the sum is visible to whoever
- *   sees the flag with ld.acquire). The sums add up in a tree of FAN_IN =
- *   4: part i of a tile (i: its block's place among the tile's blocks)
- *   waits for the flags of parts i + 1, i + 2 and i + 3 and adds their sums
- *   to its own; if i is a multiple of 4, then those of parts i + 4, i + 8
- *   and i + 12, each by then the sum of four; if of 16, i + 16, ... Always
- *   in the same order, so a second run gives the same bits. Then part 0
- *   alone applies alpha and beta and stores, as in step 10, and every other
- *   part leaves its sum. A tile in up to four parts takes one level; one in
- *   33 (256 x 256 x 131072) three, where part 0 alone would add 32 sums one
- *   after the other. Tried with FAN_IN = 64, one level in which part 0
- *   adds the other 32 sums itself, at 256 x 256 x 131072:
- *   Measured (scripts/try.sh 11 list, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 246.84 TFLOPS (60.5% of cuBLAS), as is 278.32 (68.9%).
- *   FAN_IN = 8 and 16 ran level with 4, within the spread between runs,
- *   and 2 behind it on most of 11 products, on an H100
- *   (results/h100-2026-11-26/fan_in.txt).
+ * - Fixup: a part that does not hold all of its tile's k-tiles passes its
+ *   partial sum (the accumulators: 128 KB for a 128 x 256 tile) on
+ *   through a workspace. The parts of a tile (part i: its block's place
+ *   among the tile's blocks) meet in pairs, 0 with 1, 2 with 3, ..., then
+ *   the pairs in pairs, 0-1 with 2-3, ..., up to the whole tile. Of two
+ *   that meet, the first to get there leaves its sum in their slot (the
+ *   slot of the later half's first block) and stops; the second adds that
+ *   sum to its own and goes on. The part that ends with every sum applies
+ *   alpha and beta and stores, as in step 10. Each pair has a count: the
+ *   first adds 1, leaves its sum (st.cg, a fence) and adds 2
+ *   (red.release); the second adds 1, and if it found 1, waits for the 2
+ *   (ld.acquire). Float addition is commutative: a pair's sum has the same
+ *   bits whichever part got there first, so a run gives the same bits as
+ *   the last. A tile in two parts meets once; one in 33 (256 x 256 x
+ *   131072), six levels up.
+ *   Progress: a part waits only for a part that got to their pair first,
+ *   which is running; no block ever waits for one that may not have
+ *   started. So the kernel finishes however many SMs other work holds, on
+ *   a single SM if need be, where a part that waited for later blocks would
+ *   wait forever for blocks that cannot start until it ends. The counts
+ *   start at zero: zero_kernel zeroes them first, in the same stream; the
+ *   kernel, its programmatic dependent, starts beside it and waits for it
+ *   (griddepcontrol.wait) only at its first fixup, long after it ended.
  * - The fixup over the rows of C alone: where C ends inside a tile, a
  *   warp whose 16 rows all lie below C neither adds the other parts' sums
- *   nor leaves its own (the flags go up and down as before). A split tile
+ *   nor leaves its own (the counts go up as before). A split tile
  *   of a 20-row C would otherwise move 128 rows of sums, 108 of them
  *   zeros. The test is __all_sync(0xffffffff, m0 + wm < M), a vote of the
  *   warp's lanes, and not the comparison alone, though that is the same in
@@ -265,17 +269,18 @@
  * and reading one partial sum per block.
  *
  * What limits it now: with far fewer tiles than SMs a tile is cut in many
- * parts: every part but the first writes its partial sum, and the levels
- * of the tree read them, one level after the other, while most SMs have
+ * parts: every part but the last writes its partial sum, and the levels
+ * of pairs read them, one level after the other, while most SMs have
  * nothing left to do (256 x 256 x 131072: four tiles in 33 parts each,
- * three levels, each waiting for the flags of the one below before it
- * adds; results/h200-2026-11-25/timeline_256_256_131072.txt). Tried with
- * the adds left out (wrong sums; the writes and the waits stay):
+ * six levels; results/h200-2026-11-25/timeline_256_256_131072.txt, with
+ * an earlier tree of four parts a level). Tried with
+ * the adds left out (wrong sums; the writes and the waits stay), with
+ * that earlier tree (scripts/try.sh 11 noadds runs it on today's pairs):
  * Measured (scripts/try.sh 11 noadds, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 297.19 TFLOPS (74.4% of cuBLAS), as is 278.89 (69.2%).
  * Scratch copies in which the parts share the adds in one level, in
- * place of the tree (each part leaves its sums, waits for all the others'
- * flags, then adds and stores its own columns of the tile), ran 20-42%
+ * place of a tree (each part leaves its sums, waits for all the others',
+ * then adds and stores its own columns of the tile), ran 20-42%
  * slower there, and 44-64% at 20 x 300 x 30000, three tiles in 44 parts
  * (results/h200-2026-11-26/shared_adds.txt).
  * A split costs a small product more than it saves (1024^3: 128 tiles of
@@ -295,21 +300,21 @@
  * Launch: one block per SM (fewer if C has fewer tiles and none is split,
  * or if each is cut in the same number of parts), THREADS threads,
  * STAGE_SPACE bytes of dynamic shared memory and step 10's slice for the
- * epilogue; a workspace of a BM x BN_WIDE float slot and CONSUMERS flags
- * per SM when tiles are split.
+ * epilogue; where tiles are split, a workspace of a BM x BN_WIDE float
+ * slot and CONSUMERS counts per block, zero_kernel first, and the kernel
+ * by cudaLaunchKernelEx as zero_kernel's programmatic dependent.
  *
  * At 4096^3 no tile is split and the launch is step 10's round.
  * Measured: 644.21 TFLOPS, 100.2% of cuBLAS GemmEx, 1.03x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
+#include "launch.cuh"
 #include "repack.cuh"
 
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
@@ -333,7 +338,6 @@ constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
 // must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
-constexpr int FAN_IN = 4; // the fixup's tree: up to FAN_IN - 1 sums per level, a thread waiting for each
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -545,11 +549,11 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0
 
 // How the work is shared out (see the header): tiles 0 .. whole - 1 whole, one
 // per block in turn as in step 10; the others' k-tiles in gridDim.x equal shares,
-// cut into parts where tiles end, whose sums the fixup adds through slots and flags.
+// cut into parts where tiles end, whose sums the fixup adds through slots and counts.
 struct split {
     int whole;
     float *partials; // a slot of BM x BN_WIDE floats per block
-    int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
+    int *counts;     // CONSUMERS per block: the parts that got to its pair, and 2 more once the first left its sum
 };
 
 // Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1; false past its last part. Its whole tiles
@@ -578,7 +582,8 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k
     return true;
 }
 
-// Block u's slot, this consumer's 64 rows of it: its thread's float4 of
+// Block u's slot (of the pair of parts whose later half starts at block u:
+// see the fixup), this consumer's 64 rows of it: its thread's float4 of
 // 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
 template <int FN>
 __device__ float4 *slot(const split &s, int u, int wg)
@@ -605,6 +610,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
     __shared__ uint64_t full[STAGES];  // stage s's tile has landed
     __shared__ uint64_t empty[STAGES]; // every consumer is done with stage s
+    __shared__ int arrived[CONSUMERS];  // what each consumer found its pair's count at (the fixup)
 
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
     const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
@@ -681,41 +687,50 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (threadIdx.x % WARPGROUP == 0)
             mbar_arrive(&empty[(n - 1) % STAGES]);
 
-        // ---- fixup (see the header): part i of a tile adds the sums of parts i + step, i + 2 step, ... in this
-        // order, so that a run gives the same bits as the last; then part 0 stores the tile, the others their sums.
+        // ---- fixup (see the header): the parts of a tile meet in pairs, then the pairs in pairs, ... Of two
+        // that meet, the first to get there leaves its sum in their slot and stops; the second adds that sum to
+        // its own and goes on. The part that ends with the sum of them all stores the tile.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x : share_of(first_k), i = blockIdx.x - first;
         const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
-        for (int step = 1; i % (FAN_IN * step) == 0 && i + step < parts; step *= FAN_IN) {
-            const int children = min(FAN_IN - 1, (parts - 1 - i) / step), child = 1 + threadIdx.x % WARPGROUP;
-            if (child <= children) { // its flag, a thread each, lowered again for the next launch
-                int *flag = &s.flags[(blockIdx.x + child * step) * CONSUMERS + wg];
-                for (int raised = 0; !raised;)
-                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
-                *flag = 0;
+        bool stopped = false;
+        if (!alone) // the counts are zero from here on (gemm_launch)
+            asm volatile("griddepcontrol.wait;\n" : : : "memory");
+        // This part holds the sum of the `step` parts from i & -step; the later half's first part names the pair.
+        for (int step = 1; step < parts && !stopped; step *= 2) {
+            const int later = (i & -step) | step;
+            if (later >= parts)
+                continue; // no later half: the sum goes on as it is
+            int *count = &s.counts[(first + later) * CONSUMERS + wg];
+            float4 *sum = slot<FN>(s, first + later, wg);
+            warpgroup_sync(wg); // every thread has read arrived[wg] of the step before
+            if (threadIdx.x % WARPGROUP == 0) {
+                int seen = atomicAdd(count, 1); // 0: the first here; else the second, which waits for the first's 2
+                while (seen != 0 && seen != 4) // for a part that got here first: it is running
+                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(seen) : "l"(count) : "memory");
+                arrived[wg] = seen;
             }
             warpgroup_sync(wg);
+            stopped = arrived[wg] == 0;
             if (__all_sync(0xffffffffu, m0 + wm < M)) // no sums for a warp's rows below C (step 11's header)
-                for (int c = 1; c <= children; ++c)
-#pragma unroll
-                    for (int j = 0; j < FN; ++j) {
-                        const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step, wg) + j * WARPGROUP);
-                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                    }
-        }
-        if (i > 0) {
-            if (__all_sync(0xffffffffu, m0 + wm < M))
 #pragma unroll
                 for (int j = 0; j < FN; ++j)
-                    __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
-            __threadfence(); // the sums are in L2, where other SMs read, before the flag says so
-            warpgroup_sync(wg);
-            if (threadIdx.x % WARPGROUP == 0)
-                asm volatile("st.release.gpu.global.b32 [%0], 1;\n"
-                             : : "l"(&s.flags[blockIdx.x * CONSUMERS + wg]) : "memory");
-            continue;
+                    if (stopped) {
+                        __stcg(sum + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+                    } else {
+                        const float4 v = __ldcg(sum + j * WARPGROUP);
+                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                    }
+            if (stopped) {
+                __threadfence(); // the sum is in L2, where other SMs read, before the count says so
+                warpgroup_sync(wg);
+                if (threadIdx.x % WARPGROUP == 0)
+                    asm volatile("red.release.gpu.global.add.s32 [%0], 2;\n" : : "l"(count) : "memory");
+            }
         }
+        if (stopped)
+            continue;
 
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
         // while the producer copies the next tile. A warp's 16 rows pass
@@ -746,22 +761,26 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
+// False if the driver cannot describe it.
 // L2 fetches a missed line alone, not with its neighbour, which a box may not need (see the header).
-static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
+static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
-    static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
-    if (!encode)
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
+    decltype(&cuTensorMapEncodeTiled) encode = nullptr;
+    cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
     const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
-    CUtensorMap map;
-    if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
+    return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
                           steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-        fprintf(stderr, "gemm_launch: the driver cannot describe a %d x %d matrix to TMA\n", rows, cols);
-        exit(1);
-    }
-    return map;
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// The fixup's counts at zero, before the kernel that counts them: it starts as soon as this one has (programmatic
+// dependent launch: gemm_launch) and waits for it only at its first fixup (griddepcontrol.wait).
+__global__ void zero_kernel(int *counts, int n)
+{
+    asm volatile("griddepcontrol.launch_dependents;\n" : : : "memory");
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        counts[i] = 0;
 }
 
 // gemm_kernel for tiles BN wide: float4 stores or not, the code for split tiles (SPLIT) or not.
@@ -772,23 +791,27 @@ static auto kernel_for(bool vec, bool split)
                : (split ? gemm_kernel<BN, false, true> : gemm_kernel<BN, false, false>);
 }
 
-extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
-                            const void *B, float beta, float *C)
+extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
+                           const void *B, float beta, float *C)
 {
+    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+        return done; // sizes out of range, or nothing to multiply (launch.cuh)
     // An operand TMA cannot read (repack.cuh) is repacked first: one read and
     // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
     // which pays unless the other side is a tile or two across, as the product
     // reads the copy once per row or column of tiles.
-    static room room_a, room_b;
-    int lda, ldb; // halves from one row of A, and of B, to the next
-    A = for_tma(A, M, K, lda, room_a);
+    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    int lda, ldb;    // halves from one row of A, and of B, to the next
+    A = for_tma(A, M, K, lda, mem);
     // B too where its rows, a line or longer, and A's are off 32-byte sectors and C is 32 tiles tall (see the header).
-    B = for_tma(B, K, N, ldb, room_b, N % 16 != 0 && N > REPACK_LINE && lda % 16 != 0 && M > 31 * BM);
+    B = for_tma(B, K, N, ldb, mem, N % 16 != 0 && N > REPACK_LINE && lda % 16 != 0 && M > 31 * BM);
     if (!A || !B)
-        return; // out of GPU memory: cudaMalloc's error is the caller's to see
-    const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
     // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (see the header).
-    const CUtensorMap map_last = tensor_map(A, M, K, lda, M - (M - 1) / BM * BM, BK);
+    CUtensorMap map_a, map_b, map_last;
+    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
+        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
+        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -831,21 +854,26 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
     // with setmaxnreg all that __launch_bounds__ allows; check that it did.
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS) {
-        fprintf(stderr, "gemm_launch: gemm_kernel has %d registers per thread; setmaxnreg assumes %d\n",
-                attr.numRegs, REGS);
-        exit(1);
-    }
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
+        return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
     // One block per SM (fewer if C has fewer tiles and none is split, or each is cut in the same number of parts).
-    // A block waits only for blocks after it, and all are on their SMs at once, so every wait ends.
+    // No block waits for one that may not have started (the fixup): it finishes however many SMs other work holds.
     const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
-    static room work;
     // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
     split s = { pays ? max(tiles / blocks - ((long long)(tiles % blocks) * tiles_k < FIXUP_K_TILES * blocks), 0) * blocks : tiles };
+    // Split tiles: a slot and CONSUMERS counts per block, the counts zeroed by zero_kernel first, beside which the
+    // kernel may start (programmatic dependent launch).
+    cudaLaunchAttribute early = { cudaLaunchAttributeProgrammaticStreamSerialization };
+    early.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = { dim3(blocks), dim3(THREADS), (size_t)smem, 0, &early, 0 };
     if (s.whole < tiles) {
-        if (!grow(work, (size_t)sms * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
-            return; // as above
-        s.partials = (float *)work.p, s.flags = (int *)(s.partials + (size_t)sms * BM * BN_WIDE);
+        s.partials = (float *)mem.take((size_t)blocks * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int)));
+        if (!s.partials)
+            return cudaGetLastError(); // as above
+        s.counts = (int *)(s.partials + (size_t)blocks * BM * BN_WIDE);
+        zero_kernel<<<1, THREADS>>>(s.counts, blocks * CONSUMERS);
+        config.numAttrs = 1;
     }
-    kernel<<<blocks, THREADS, smem>>>(map_a, map_last, map_b, M, N, K, alpha, beta, C, s);
+    cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, M, N, K, alpha, beta, C, s);
+    return cudaGetLastError();
 }

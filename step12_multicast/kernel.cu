@@ -22,9 +22,11 @@
  * - Stream-K works on clusters as it did on blocks: the whole tiles and the
  *   shares go to clusters, and the partial sums of a split tile pass
  *   between the blocks of the same rank in two clusters, each its own slot
- *   and flags. gemm_launch asks the driver how many clusters fit at once
- *   (cudaOccupancyMaxActiveClusters; every wait needs all of them on their
- *   SMs): 66 of two on the 132 SMs of an H200.
+ *   and counts. gemm_launch asks the driver how many clusters fit at once
+ *   (cudaOccupancyMaxActiveClusters): 66 of two on the 132 SMs of an
+ *   H200. Where other work holds SMs, fewer run at once, and the fixup
+ *   still ends, as in step 11: no block waits for one that may not have
+ *   started.
  * - The cluster's blocks start only when both barriers exist and leave
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
@@ -187,20 +189,19 @@
  * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
  * fit at once (fewer if C has fewer tiles), or one block per SM as in step
  * 11; THREADS threads, STAGE_SPACE bytes of dynamic shared memory and the
- * epilogue's slice; a workspace of a slot and CONSUMERS flags per block
- * when tiles are split.
+ * epilogue's slice; a workspace of a slot and CONSUMERS counts per block,
+ * and zero_kernel first, when tiles are split (step 11).
  *
  * Measured: 626.04 TFLOPS, 100.0% of cuBLAS GemmEx, 0.97x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
+#include "launch.cuh"
 #include "repack.cuh"
 
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
@@ -226,7 +227,6 @@ constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
 // must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
-constexpr int FAN_IN = 4; // the fixup's tree: up to FAN_IN - 1 sums per level, a thread waiting for each
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -468,11 +468,11 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
 
 // How the work is shared out (see the header): tiles 0 .. whole - 1 whole, one
 // per cluster in turn as in step 10; the others' k-tiles in a share per cluster,
-// cut into parts where tiles end, whose sums the fixup adds through slots and flags.
+// cut into parts where tiles end, whose sums the fixup adds through slots and counts.
 struct split {
     int whole;
     float *partials; // a slot of BM x BN_WIDE floats per block
-    int *flags;      // CONSUMERS per block: 1 while a slot waits to be added
+    int *counts;     // CONSUMERS per block: the parts that got to its pair, and 2 more once the first left its sum
 };
 
 // Part p of this cluster's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
@@ -502,7 +502,8 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int cluster, int 
     return true;
 }
 
-// Block u's slot, this consumer's 64 rows of it: its thread's float4 of
+// Block u's slot (of the pair of parts whose later half starts at block u:
+// see the fixup), this consumer's 64 rows of it: its thread's float4 of
 // 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
 template <int FN>
 __device__ float4 *slot(const split &s, int u, int wg)
@@ -529,6 +530,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
     __shared__ uint64_t full[STAGES];  // stage s's tile has landed
     __shared__ uint64_t empty[STAGES]; // every consumer of the cluster is done with stage s
+    __shared__ int arrived[CONSUMERS];  // what each consumer found its pair's count at (the fixup)
 
     constexpr int cluster = CLUSTER_BLOCKS; // 1 or CLUSTER (gemm_launch)
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + BN - 1) / BN;
@@ -610,43 +612,52 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int r = 0; r < cluster; ++r)
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
-        // ---- fixup (see the header): part i of a tile (this rank's block in
-        // the tile's i-th cluster) adds the sums of parts i + step, i + 2 step,
-        // ... in this order, so that a run gives the same bits as the last;
-        // then part 0 stores the tile, the others their sums.
+        // ---- fixup (see the header): the parts of a tile (part i: this rank's block in the tile's i-th
+        // cluster) meet in pairs, then the pairs in pairs, ... Of two that meet, the first to get there leaves
+        // its sum in their slot and stops; the second adds that sum to its own and goes on. The part that ends
+        // with the sum of them all stores the tile.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x / cluster : share_of(first_k), i = blockIdx.x / cluster - first;
         const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
-        for (int step = 1; i % (FAN_IN * step) == 0 && i + step < parts; step *= FAN_IN) {
-            const int children = min(FAN_IN - 1, (parts - 1 - i) / step), child = 1 + threadIdx.x % WARPGROUP;
-            if (child <= children) { // its flag, a thread each, lowered again for the next launch
-                int *flag = &s.flags[(blockIdx.x + child * step * cluster) * CONSUMERS + wg];
-                for (int raised = 0; !raised;)
-                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
-                *flag = 0;
+        bool stopped = false;
+        if (!alone) // the counts are zero from here on (gemm_launch)
+            asm volatile("griddepcontrol.wait;\n" : : : "memory");
+        // This part holds the sum of the `step` parts from i & -step; the later half's first part names the pair.
+        for (int step = 1; step < parts && !stopped; step *= 2) {
+            const int later = (i & -step) | step;
+            if (later >= parts)
+                continue; // no later half: the sum goes on as it is
+            const int pair = (first + later) * cluster + (int)blockIdx.x % cluster; // the block with their slot
+            int *count = &s.counts[pair * CONSUMERS + wg];
+            float4 *sum = slot<FN>(s, pair, wg);
+            warpgroup_sync(wg); // every thread has read arrived[wg] of the step before
+            if (threadIdx.x % WARPGROUP == 0) {
+                int seen = atomicAdd(count, 1); // 0: the first here; else the second, which waits for the first's 2
+                while (seen != 0 && seen != 4) // for a part that got here first: it is running
+                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(seen) : "l"(count) : "memory");
+                arrived[wg] = seen;
             }
             warpgroup_sync(wg);
+            stopped = arrived[wg] == 0;
             if (__all_sync(0xffffffffu, m0 + wm < M)) // no sums for a warp's rows below C (step 11's header)
-                for (int c = 1; c <= children; ++c)
-#pragma unroll
-                    for (int j = 0; j < FN; ++j) {
-                        const float4 v = __ldcg(slot<FN>(s, blockIdx.x + c * step * cluster, wg) + j * WARPGROUP);
-                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                    }
-        }
-        if (i > 0) {
-            if (__all_sync(0xffffffffu, m0 + wm < M))
 #pragma unroll
                 for (int j = 0; j < FN; ++j)
-                    __stcg(slot<FN>(s, blockIdx.x, wg) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
-            __threadfence(); // the sums are in L2, where other SMs read, before the flag says so
-            warpgroup_sync(wg);
-            if (threadIdx.x % WARPGROUP == 0)
-                asm volatile("st.release.gpu.global.b32 [%0], 1;\n"
-                             : : "l"(&s.flags[blockIdx.x * CONSUMERS + wg]) : "memory");
-            continue;
+                    if (stopped) {
+                        __stcg(sum + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+                    } else {
+                        const float4 v = __ldcg(sum + j * WARPGROUP);
+                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                    }
+            if (stopped) {
+                __threadfence(); // the sum is in L2, where other SMs read, before the count says so
+                warpgroup_sync(wg);
+                if (threadIdx.x % WARPGROUP == 0)
+                    asm volatile("red.release.gpu.global.add.s32 [%0], 2;\n" : : "l"(count) : "memory");
+            }
         }
+        if (stopped)
+            continue;
 
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
         // while the producer copies the next tile. A warp's 16 rows pass
@@ -680,22 +691,26 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
+// False if the driver cannot describe it.
 // L2 fetches a missed line alone, not with its neighbour, which a box may not need (see the header).
-static CUtensorMap tensor_map(const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
+static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
-    static decltype(&cuTensorMapEncodeTiled) encode = nullptr;
-    if (!encode)
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
+    decltype(&cuTensorMapEncodeTiled) encode = nullptr;
+    cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
     const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
-    CUtensorMap map;
-    if (!encode || encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
+    return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
                           steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-        fprintf(stderr, "gemm_launch: the driver cannot describe a %d x %d matrix to TMA\n", rows, cols);
-        exit(1);
-    }
-    return map;
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// The fixup's counts at zero, before the kernel that counts them: it starts as soon as this one has (programmatic
+// dependent launch: gemm_launch) and waits for it only at its first fixup (griddepcontrol.wait).
+__global__ void zero_kernel(int *counts, int n)
+{
+    asm volatile("griddepcontrol.launch_dependents;\n" : : : "memory");
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        counts[i] = 0;
 }
 
 // gemm_kernel for tiles BN wide in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles (SPLIT) or not.
@@ -706,22 +721,26 @@ static auto kernel_for(bool vec, bool split)
                : (split ? gemm_kernel<BN, false, true, CLUSTER_BLOCKS> : gemm_kernel<BN, false, false, CLUSTER_BLOCKS>);
 }
 
-extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
-                            const void *B, float beta, float *C)
+extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
+                           const void *B, float beta, float *C)
 {
+    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+        return done; // sizes out of range, or nothing to multiply (launch.cuh)
     // An operand TMA cannot read (repack.cuh) is repacked first: one read and
     // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
     // which pays unless the other side is a tile or two across, as the product
     // reads the copy once per row or column of tiles.
-    static room room_a, room_b;
-    int lda, ldb; // halves from one row of A, and of B, to the next
-    A = for_tma(A, M, K, lda, room_a);
-    B = for_tma(B, K, N, ldb, room_b);
+    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    int lda, ldb;    // halves from one row of A, and of B, to the next
+    A = for_tma(A, M, K, lda, mem);
+    B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
-        return; // out of GPU memory: cudaMalloc's error is the caller's to see
-    const CUtensorMap map_a = tensor_map(A, M, K, lda, BM, BK), map_b = tensor_map(B, K, N, ldb, BK, LINE_N);
+        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
     // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (step 11's header).
-    const CUtensorMap map_last = tensor_map(A, M, K, lda, M - (M - 1) / BM * BM, BK);
+    CUtensorMap map_a, map_b, map_last;
+    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
+        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
+        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -755,21 +774,24 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const bool few = 2 * rows * wide_n < sms, fewest = 16 * rows * wide_n <= sms; // under half, a sixteenth of a round
     const bool may_pair = pair && !narrow && (!few || !b_sectors || fewest);
     // How many clusters of CLUSTER fit on the GPU at once: every kernel
-    // takes the same shared memory, a block per SM. Asked once (of one GPU):
-    // the question takes longer than a small product. A block may use more
-    // than 48 KB of shared memory only if asked; an error here makes the
-    // launch fail, which the caller sees.
+    // takes the same shared memory, a block per SM; none (blocks alone) if
+    // the GPU cannot say. A block may use more than 48 KB of shared memory
+    // only if asked; an error here makes the launch fail, which the caller
+    // sees.
     const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
-    cudaLaunchAttribute cluster_dim = { cudaLaunchAttributeClusterDimension };
-    cluster_dim.val.clusterDim.x = CLUSTER, cluster_dim.val.clusterDim.y = cluster_dim.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, &cluster_dim, 1 };
-    static int fit = 0;
-    if (may_pair && !fit) {
+    // Clusters of CLUSTER (attrs[0]) where the rule below takes them; the kernel may start beside zero_kernel
+    // where tiles are split (attrs[1]: programmatic dependent launch).
+    cudaLaunchAttribute attrs[2] = { { cudaLaunchAttributeClusterDimension },
+                                     { cudaLaunchAttributeProgrammaticStreamSerialization } };
+    attrs[0].val.clusterDim.x = CLUSTER, attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
+    attrs[1].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
+    int fit = 0;
+    if (may_pair) {
         cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess ||
-            fit < 1) {
-            fprintf(stderr, "gemm_launch: no cluster of %d blocks of gemm_kernel fits on this GPU\n", CLUSTER);
-            exit(1);
+        if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess) {
+            fit = 0;
+            cudaGetLastError(); // blocks alone: no error for the caller
         }
     }
     // Rows of A and B off sectors: over half a round of blocks over tiles as wide as the clusters' (so that blocks
@@ -777,7 +799,7 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     const int cluster_bn = few ? BN_NARROW : BN_WIDE, cluster_n = (N + cluster_bn - 1) / cluster_bn; // the clusters' tiles
     const bool one_round = !a_sectors && !b_sectors && sms < 2 * rows * cluster_n && paired / CLUSTER * cluster_n <= fit;
     const int cluster =
-        may_pair && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms) || one_round) ? CLUSTER : 1;
+        may_pair && fit > 0 && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms) || one_round) ? CLUSTER : 1;
     const int clusters = cluster == CLUSTER ? fit : sms;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
@@ -812,25 +834,27 @@ extern "C" void gemm_launch(int M, int N, int K, float alpha, const void *A,
     // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
     // with setmaxnreg all that __launch_bounds__ allows; check that it did.
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS) {
-        fprintf(stderr, "gemm_launch: gemm_kernel has %d registers per thread; setmaxnreg assumes %d\n",
-                attr.numRegs, REGS);
-        exit(1);
-    }
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
+        return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
     // All the clusters that fit (fewer if C has fewer tiles and none is
-    // split, or each is cut in the same number of parts). A block waits only
-    // for blocks after it, and all are on their SMs at once, so every wait ends.
+    // split, or each is cut in the same number of parts). No block waits for
+    // one that may not have started (the fixup, step 11's header): it
+    // finishes however many SMs other work holds.
     const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
-    static room work;
     // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
     split s = { pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles };
+    // Split tiles: a slot and CONSUMERS counts per block, the counts zeroed by zero_kernel first (step 11).
     const size_t slots = (size_t)units * cluster; // one per block
     if (s.whole < tiles) {
-        if (!grow(work, slots * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int))))
-            return; // as above
-        s.partials = (float *)work.p, s.flags = (int *)(s.partials + slots * BM * BN_WIDE);
+        s.partials = (float *)mem.take(slots * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int)));
+        if (!s.partials)
+            return cudaGetLastError(); // as above
+        s.counts = (int *)(s.partials + slots * BM * BN_WIDE);
+        zero_kernel<<<1, THREADS>>>(s.counts, (int)slots * CONSUMERS);
     }
     config.gridDim = dim3(units * cluster);
-    config.numAttrs = cluster == CLUSTER; // a cluster of one: step 11's launch
+    config.attrs = cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
+    config.numAttrs = (cluster == CLUSTER) + (s.whole < tiles);
     cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, M, N, K, alpha, beta, C, s);
+    return cudaGetLastError();
 }

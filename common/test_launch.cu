@@ -1,0 +1,585 @@
+/*
+ * gemm_launch as a library (gemm.h), used the way a program of one's own
+ * would use it, for the test suite: linked with one step's kernel.cu, and
+ * run once per case (scripts/test.sh), each case in a process of its own:
+ *
+ *   threads          four host threads call it at once, on shapes that copy A
+ *                    or B for TMA and shapes whose tiles are split: every
+ *                    result has the bits of the same call made alone
+ *   busy S H M N K ...  a kernel on another stream holds all the SMs but
+ *                    FREE_SMS (for H seconds at most) while each shape runs:
+ *                    each must end within S seconds, with the bits of the
+ *                    same call on an idle GPU
+ *   reset            cudaDeviceReset between two calls: the same bits after
+ *   zero             M, N or K = 0: nothing done, or C = beta * C
+ *   limits           sizes out of range: cudaErrorInvalidValue, C untouched
+ *   oom M N K ...    too little GPU memory for a shape that needs some (a
+ *                    copy for TMA, a workspace): cudaErrorMemoryAllocation,
+ *                    C untouched; then the call works, with the bits of before
+ *   largest          the largest C the contract takes (46340 x 46340, K = 8):
+ *                    every element written, the last rows right
+ *
+ * Built with -DHALF=0 (float A and B, steps 01-04) or -DHALF=1. Prints a
+ * PASS or FAIL line per check; exits 1 if one failed, 2 on bad usage.
+ */
+#include "gemm.h"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if HALF
+typedef __half input_t;
+#else
+typedef float input_t;
+#endif
+
+constexpr int FREE_SMS = 2;        // the SMs the busy case leaves to gemm_launch: a cluster of two
+constexpr int THREADS = 4;         // host threads in the threads case
+constexpr int ROUNDS = 3;          // calls of each shape in each thread
+
+static int failures = 0;
+
+static void result(bool ok, const std::string &what, const std::string &why = "")
+{
+    printf("%s  %s%s%s\n", ok ? "PASS" : "FAIL", what.c_str(), ok || why.empty() ? "" : ": ", ok ? "" : why.c_str());
+    fflush(stdout);
+    failures += !ok;
+}
+
+static std::string shape_name(int M, int N, int K)
+{
+    return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+}
+
+static std::string error_name(int err)
+{
+    return std::string(cudaGetErrorName((cudaError_t)err));
+}
+
+// Seeded values in [-1, 1), as the inputs hold them.
+static float next_value(uint64_t &state)
+{
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)(state >> 40) / (float)(1ull << 23) - 1.0f;
+}
+
+// A problem on the GPU: A, B and C, and C's value before each call: c0, or
+// NaN (every byte 0xff) where c0 is empty, as where beta == 0, so that a
+// call that reads C shows.
+struct problem {
+    int M = 0, N = 0, K = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    void *A = nullptr, *B = nullptr;
+    float *C = nullptr;
+    std::vector<float> c0, a, b; // a and b: the inputs as floats, for the reference
+};
+
+static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint64_t seed)
+{
+    p.M = M, p.N = N, p.K = K, p.alpha = alpha, p.beta = beta;
+    uint64_t state = seed;
+    std::vector<input_t> a((size_t)M * K), b((size_t)K * N);
+    p.a.resize(a.size()), p.b.resize(b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        a[i] = (input_t)next_value(state), p.a[i] = (float)a[i];
+    for (size_t i = 0; i < b.size(); ++i)
+        b[i] = (input_t)next_value(state), p.b[i] = (float)b[i];
+    p.c0.clear();
+    if (beta != 0.0f)
+        for (size_t i = 0; i < (size_t)M * N; ++i)
+            p.c0.push_back(next_value(state));
+    return cudaMalloc(&p.A, a.size() * sizeof(input_t)) == cudaSuccess &&
+           cudaMalloc(&p.B, b.size() * sizeof(input_t)) == cudaSuccess &&
+           cudaMalloc(&p.C, (size_t)M * N * sizeof(float)) == cudaSuccess &&
+           cudaMemcpy(p.A, a.data(), a.size() * sizeof(input_t), cudaMemcpyHostToDevice) == cudaSuccess &&
+           cudaMemcpy(p.B, b.data(), b.size() * sizeof(input_t), cudaMemcpyHostToDevice) == cudaSuccess;
+}
+
+static void release(problem &p)
+{
+    cudaFree(p.A), cudaFree(p.B), cudaFree(p.C);
+    p.A = p.B = p.C = nullptr;
+}
+
+// C back to what it held before the calls.
+static bool reset_c(const problem &p)
+{
+    const size_t bytes = (size_t)p.M * p.N * sizeof(float);
+    return (p.c0.empty() ? cudaMemset(p.C, 0xff, bytes)
+                         : cudaMemcpy(p.C, p.c0.data(), bytes, cudaMemcpyHostToDevice)) == cudaSuccess;
+}
+
+// C back to c0, then the call, without waiting for it; its return value.
+static int launch(const problem &p)
+{
+    if (!reset_c(p))
+        return -1;
+    return gemm_launch(p.M, p.N, p.K, p.alpha, p.A, p.B, p.beta, p.C);
+}
+
+// C as the GPU holds it, once all work is done; false (and why) on an error.
+static bool read_c(const problem &p, std::vector<float> &out, std::string &why)
+{
+    out.resize((size_t)p.M * p.N);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess)
+        err = cudaMemcpy(out.data(), p.C, out.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        why = error_name(err);
+    return err == cudaSuccess;
+}
+
+// One call and its result: false (and why) if it returned an error or faulted.
+static bool run(const problem &p, std::vector<float> &out, std::string &why)
+{
+    const int err = launch(p);
+    if (err != cudaSuccess) {
+        why = "gemm_launch returned " + error_name(err);
+        return false;
+    }
+    return read_c(p, out, why);
+}
+
+// Where two results differ in their bits: "" if nowhere.
+static std::string differs(const std::vector<float> &x, const std::vector<float> &y)
+{
+    size_t count = 0, first = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+        if (memcmp(&x[i], &y[i], sizeof(float)) != 0 && count++ == 0)
+            first = i;
+    if (count == 0)
+        return "";
+    return std::to_string(count) + " elements differ, the first at " + std::to_string(first) + " (" +
+           std::to_string(x[first]) + " vs " + std::to_string(y[first]) + ")";
+}
+
+// The shapes of the threads and reset cases, each with its alpha and beta:
+// copies of A, of B or of both for TMA (K or N not a multiple of 8), and
+// tiles split in two or more parts (steps 11-13), in clusters too (12-13).
+struct shape {
+    int M, N, K;
+    float alpha, beta;
+};
+static const shape SHAPES[] = {
+    { 1000, 1000, 1001, 1.0f, 0.0f }, { 513, 1025, 257, -1.5f, 0.5f }, { 128, 4096, 4096, 1.0f, 0.0f },
+    { 1024, 1024, 16384, 0.5f, 2.0f }, { 256, 256, 32768, 1.0f, 0.0f }, { 128, 4100, 4100, 1.0f, 0.25f },
+};
+constexpr int SHAPE_COUNT = sizeof SHAPES / sizeof SHAPES[0];
+
+static void case_threads()
+{
+    std::vector<problem> probs(THREADS * SHAPE_COUNT);
+    std::vector<std::vector<float>> alone(probs.size());
+    for (size_t i = 0; i < probs.size(); ++i) {
+        const shape &s = SHAPES[i % SHAPE_COUNT];
+        std::string why;
+        if (!make(probs[i], s.M, s.N, s.K, s.alpha, s.beta, 1000 + i) || !run(probs[i], alone[i], why)) {
+            result(false, "threads: " + shape_name(s.M, s.N, s.K) + " alone", why.empty() ? "no memory" : why);
+            return;
+        }
+    }
+    // Each thread calls its own problems in turn, starting at a shape of its
+    // own, so that different shapes meet.
+    std::vector<std::string> wrong(THREADS);
+    std::vector<std::thread> threads;
+    std::atomic<int> ready{ 0 };
+    for (int t = 0; t < THREADS; ++t)
+        threads.emplace_back([&, t] {
+            ready++;
+            while (ready < THREADS)
+                ;
+            std::vector<float> got;
+            for (int r = 0; r < ROUNDS * SHAPE_COUNT && wrong[t].empty(); ++r) {
+                const int i = t * SHAPE_COUNT + (t + r) % SHAPE_COUNT;
+                std::string why;
+                if (!run(probs[i], got, why))
+                    wrong[t] = shape_name(probs[i].M, probs[i].N, probs[i].K) + ": " + why;
+                else if (const std::string d = differs(got, alone[i]); !d.empty())
+                    wrong[t] = shape_name(probs[i].M, probs[i].N, probs[i].K) + ": " + d;
+            }
+        });
+    for (std::thread &th : threads)
+        th.join();
+    std::string why;
+    for (int t = 0; t < THREADS; ++t)
+        if (!wrong[t].empty())
+            why += (why.empty() ? "thread " : "; thread ") + std::to_string(t) + ", " + wrong[t];
+    result(why.empty(),
+           std::to_string(THREADS) + " host threads at once, " + std::to_string(ROUNDS) + " calls of each of " +
+               std::to_string(SHAPE_COUNT) + " shapes each: the bits of the calls alone",
+           why);
+    for (problem &p : probs)
+        release(p);
+}
+
+// The busy case's kernel: blocks of HOLD_THREADS threads, as many on each SM
+// as its threads allow (so that no block of another kernel fits beside
+// them), of which those on the first FREE_SMS SMs end at once and the others
+// spin until released, or for most_ns at most.
+constexpr int HOLD_THREADS = 1024;
+__global__ void hold_kernel(volatile int *release, volatile int *arrived, long long most_ns)
+{
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;\n" : "=r"(sm));
+    if (sm < FREE_SMS) {
+        if (threadIdx.x == 0)
+            arrived[blockIdx.x] = 1 + sm;
+        return;
+    }
+    if (threadIdx.x == 0) { // the others wait at the barrier, holding their places on the SM
+        long long start, now;
+        asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(start));
+        arrived[blockIdx.x] = 1 + sm;
+        do
+            asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+        while (!*release && now - start < most_ns);
+    }
+    __syncthreads();
+}
+
+// Marks the SM each block ran on: the busy case's check that the SMs are held.
+__global__ void probe_kernel(int *seen)
+{
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;\n" : "=r"(sm));
+    if (threadIdx.x == 0)
+        atomicOr(&seen[sm / 32], 1 << sm % 32);
+}
+
+static void case_busy(double seconds, double hold, const std::vector<shape> &shapes)
+{
+    int device = 0, sms = 0, per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    const int blocks = sms * (per_sm / HOLD_THREADS);
+    // Every allocation first: cudaFree and cudaMalloc may wait for the GPU, which is busy below.
+    std::vector<problem> probs(shapes.size());
+    std::vector<std::vector<float>> idle(shapes.size()), got(shapes.size());
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        const shape &s = shapes[i];
+        std::string why;
+        if (!make(probs[i], s.M, s.N, s.K, s.alpha, s.beta, 2000 + i) || !run(probs[i], idle[i], why)) {
+            result(false, "busy: " + shape_name(s.M, s.N, s.K) + " on an idle GPU", why.empty() ? "no memory" : why);
+            return;
+        }
+        got[i].resize(idle[i].size());
+    }
+    int *flags = nullptr, *dev_flags = nullptr; // [0]: release, [1 + b]: block b has started, on SM [1 + b] - 1
+    constexpr int SM_WORDS = 16;
+    int *seen = nullptr; // a bit per SM the probe ran on
+    cudaStream_t side;
+    if (cudaMalloc(&seen, SM_WORDS * sizeof(int)) != cudaSuccess ||
+        cudaHostAlloc(&flags, (1 + blocks) * sizeof(int), cudaHostAllocMapped) != cudaSuccess ||
+        cudaHostGetDevicePointer(&dev_flags, flags, 0) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
+        result(false, "busy: set up", error_name(cudaGetLastError()));
+        return;
+    }
+    // Every kernel runs once before (the shapes on the idle GPU, the probe here): CUDA loads a kernel's code at
+    // its first launch, and the load waits for the kernels running then, the other kernel too.
+    probe_kernel<<<1, 32>>>(seen);
+    cudaDeviceSynchronize();
+    volatile int *vflags = flags;
+    for (int b = 0; b <= blocks; ++b)
+        vflags[b] = 0;
+    hold_kernel<<<blocks, HOLD_THREADS, 0, side>>>(dev_flags, dev_flags + 1, (long long)(hold * 1e9));
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [](std::chrono::steady_clock::time_point since) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+    };
+    int started = 0;
+    while (started < blocks && elapsed(start) < 10) {
+        started = 0;
+        for (int b = 1; b <= blocks; ++b)
+            started += vflags[b] != 0;
+    }
+    std::vector<int> held_on(blocks);
+    for (int b = 1; b <= blocks; ++b)
+        held_on[b - 1] = vflags[b] - 1;
+    std::sort(held_on.begin(), held_on.end());
+    const int distinct = (int)(std::unique(held_on.begin(), held_on.end()) - held_on.begin());
+    // The SMs left: a probe's blocks, many per SM, must all run on FREE_SMS of them.
+    int on[SM_WORDS] = {}, used = 0;
+    double probe_s = -1; // how long the probe took: it must not wait for the other kernel
+    if (started == blocks && cudaMemset(seen, 0, sizeof on) == cudaSuccess) {
+        const auto probed = std::chrono::steady_clock::now();
+        probe_kernel<<<64 * sms, 32>>>(seen);
+        cudaMemcpy(on, seen, sizeof on, cudaMemcpyDeviceToHost);
+        probe_s = elapsed(probed);
+        for (int w : on)
+            used += __builtin_popcount(w);
+    }
+    if (started < blocks || used == 0 || used > FREE_SMS) {
+        vflags[0] = 1;
+        result(false, "busy: the other kernel holds all SMs but " + std::to_string(FREE_SMS),
+               std::to_string(started) + " of its " + std::to_string(blocks) + " blocks started within 10 s, on " +
+                   std::to_string(distinct) + " SMs; " +
+                   "a probe kernel then ran on " + std::to_string(used) + " SMs in " + std::to_string(probe_s) + " s (" +
+                   error_name(cudaGetLastError()) + ")");
+        cudaDeviceSynchronize();
+        return;
+    }
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        const shape &s = shapes[i];
+        const std::string what = "busy: " + shape_name(s.M, s.N, s.K) + " with " + std::to_string(sms - FREE_SMS) +
+                                 " of " + std::to_string(sms) + " SMs held by another kernel";
+        cudaEvent_t done;
+        cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+        const auto begun = std::chrono::steady_clock::now();
+        const int err = launch(probs[i]);
+        cudaEventRecord(done, 0);
+        cudaError_t q;
+        while ((q = cudaEventQuery(done)) == cudaErrorNotReady && elapsed(begun) < seconds)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const double took = elapsed(begun);
+        cudaEventDestroy(done);
+        if (err != cudaSuccess || (q != cudaSuccess && q != cudaErrorNotReady)) {
+            result(false, what, err != cudaSuccess ? "gemm_launch returned " + error_name(err) : error_name(q));
+            break;
+        }
+        if (q == cudaErrorNotReady) { // still running: let the other kernel go, to end the process
+            vflags[0] = 1;
+            result(false, what, "not done " + std::to_string((int)seconds) + " s later, while the other kernel ran");
+            cudaDeviceSynchronize();
+            break;
+        }
+        cudaMemcpy(got[i].data(), probs[i].C, got[i].size() * sizeof(float), cudaMemcpyDeviceToHost);
+        const std::string d = differs(got[i], idle[i]);
+        char took_s[32];
+        snprintf(took_s, sizeof took_s, "%.2f s", took);
+        result(d.empty(), what + ": done in " + took_s + ", the idle GPU's bits", d);
+    }
+    vflags[0] = 1;
+    cudaDeviceSynchronize();
+    cudaStreamDestroy(side);
+    cudaFreeHost(flags);
+    cudaFree(seen);
+    for (problem &p : probs)
+        release(p);
+}
+
+static void case_reset()
+{
+    for (int round = 0; round < 2; ++round) {
+        for (const shape &s : SHAPES) {
+            problem p;
+            std::vector<float> before, after;
+            std::string why;
+            bool ok = make(p, s.M, s.N, s.K, s.alpha, s.beta, 3000) && run(p, before, why);
+            release(p);
+            ok = ok && cudaDeviceReset() == cudaSuccess && make(p, s.M, s.N, s.K, s.alpha, s.beta, 3000) &&
+                 run(p, after, why);
+            release(p);
+            if (round == 1) // the first round leaves the same call's state behind, if any
+                result(ok && differs(before, after).empty(),
+                       "reset: " + shape_name(s.M, s.N, s.K) + ", cudaDeviceReset, the same call: the same bits",
+                       ok ? differs(before, after) : why);
+        }
+    }
+}
+
+static void case_zero()
+{
+    problem p;
+    if (!make(p, 33, 65, 17, 1.0f, 0.5f, 4000)) {
+        result(false, "zero: set up", "no memory");
+        return;
+    }
+    std::vector<float> got;
+    std::string why;
+    // M or N = 0: success, nothing read or written (null pointers too).
+    for (int i = 0; i < 2; ++i) {
+        const int M = i == 0 ? 0 : 33, N = i == 0 ? 65 : 0;
+        const int err = reset_c(p) ? gemm_launch(M, N, 17, 1.0f, p.A, p.B, 0.5f, p.C) : -1;
+        const int null_err = gemm_launch(M, N, 17, 1.0f, nullptr, nullptr, 0.5f, nullptr);
+        const bool ok = err == cudaSuccess && null_err == cudaSuccess && read_c(p, got, why) && got == p.c0;
+        result(ok, "zero: " + shape_name(M, N, 17) + ": success, C untouched, null pointers accepted",
+               err != cudaSuccess || null_err != cudaSuccess ? "returned " + error_name(err) + ", " + error_name(null_err)
+                                                             : why.empty() ? "C changed" : why);
+    }
+    // K = 0: C = beta * C, and zeros where beta == 0 (C holding NaN).
+    for (const float beta : { -1.5f, 0.0f }) {
+        problem q = p;
+        q.K = 0, q.beta = beta;
+        std::vector<float> want(p.c0.size());
+        for (size_t i = 0; i < want.size(); ++i)
+            want[i] = beta == 0.0f ? 0.0f : beta * q.c0[i];
+        if (beta == 0.0f)
+            q.c0.clear(); // C holds NaN
+        const bool ran = run(q, got, why);
+        result(ran && differs(got, want).empty(),
+               "zero: " + shape_name(33, 65, 0) + ", beta=" + std::to_string(beta) + ": C = beta * C",
+               ran ? differs(got, want) : why);
+    }
+    const int err = gemm_launch(0, 0, 0, 1.0f, nullptr, nullptr, 0.0f, nullptr);
+    result(err == cudaSuccess, "zero: M=N=K=0: success", "returned " + error_name(err));
+    release(p);
+}
+
+static void case_limits()
+{
+    problem p; // C of 65536 floats, A and B of 65536 elements: all a refused call could touch
+    if (!make(p, 256, 256, 256, 1.0f, 0.5f, 5000)) {
+        result(false, "limits: set up", "no memory");
+        return;
+    }
+    const long long side = GEMM_MAX_SIDE;
+    const int too[][3] = { { -1, 64, 64 },        { 64, -1, 64 },           { 64, 64, -1 },
+                           { 65536, 1, 32768 },   { 65536, 32768, 1 },      { 1, 32768, 65536 },
+                           { (int)(side + 1), 1, 1 }, { 1, (int)(side + 1), 1 }, { 1, 1, (int)(side + 1) } };
+    std::vector<float> got;
+    std::string why;
+    for (const auto &t : too) {
+        const int err = reset_c(p) ? gemm_launch(t[0], t[1], t[2], 1.0f, p.A, p.B, 0.5f, p.C) : -1;
+        const bool untouched = read_c(p, got, why) && got == p.c0;
+        result(err == cudaErrorInvalidValue && untouched,
+               "limits: " + shape_name(t[0], t[1], t[2]) + ": cudaErrorInvalidValue, C untouched",
+               "returned " + error_name(err) + (untouched ? "" : why.empty() ? ", C changed" : ", " + why));
+    }
+    // And the process goes on: a call in range works.
+    std::vector<float> again;
+    const bool ok = run(p, got, why) && run(p, again, why) && got == again;
+    result(ok, "limits: a call in range afterwards runs", why);
+    release(p);
+}
+
+// GPU memory held until released, so that less than `leave` bytes are free.
+static std::vector<void *> fill_memory(size_t leave)
+{
+    std::vector<void *> held;
+    for (size_t chunk = (size_t)1 << 30; chunk >= ((size_t)1 << 20); chunk /= 2)
+        for (;;) {
+            size_t free_bytes = 0, total = 0;
+            cudaMemGetInfo(&free_bytes, &total);
+            void *p = nullptr;
+            if (free_bytes < leave || free_bytes - chunk < leave / 2 || cudaMalloc(&p, chunk) != cudaSuccess)
+                break;
+            held.push_back(p);
+        }
+    cudaGetLastError(); // the failed cudaMalloc's
+    return held;
+}
+
+static void case_oom(const std::vector<shape> &shapes)
+{
+    for (const shape &s : shapes) {
+        problem p;
+        std::vector<float> before, after, got;
+        std::string why;
+        if (!make(p, s.M, s.N, s.K, s.alpha, s.beta, 6000) || !run(p, before, why)) {
+            result(false, "oom: " + shape_name(s.M, s.N, s.K) + " with memory to spare", why);
+            return;
+        }
+        int device = 0;
+        cudaMemPool_t pool;
+        cudaGetDevice(&device);
+        cudaDeviceGetDefaultMemPool(&pool, device);
+        cudaDeviceSynchronize();
+        cudaMemPoolTrimTo(pool, 0); // what the pool kept from the call before goes back to the driver
+        std::vector<void *> held = fill_memory((size_t)8 << 20);
+        const int err = launch(p);
+        const bool untouched = read_c(p, got, why) && got == p.c0;
+        for (void *h : held)
+            cudaFree(h);
+        const bool ran = run(p, after, why);
+        result(err == cudaErrorMemoryAllocation && untouched && ran && differs(before, after).empty(),
+               "oom: " + shape_name(s.M, s.N, s.K) + " with under 8 MB free: cudaErrorMemoryAllocation, C "
+                                                   "untouched; with the memory back, the bits of before",
+               "returned " + error_name(err) + (untouched ? "" : ", C changed") +
+                   (ran ? (differs(before, after).empty() ? "" : ", then " + differs(before, after)) : ", then " + why));
+        release(p);
+    }
+}
+
+// The elements of C[0 .. n) that hold NaN, added into *count.
+__global__ void count_nan(const float *C, long long n, unsigned long long *count)
+{
+    unsigned long long mine = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        mine += isnan(C[i]);
+    atomicAdd(count, mine);
+}
+
+static void case_largest()
+{
+    const int M = 46340, N = 46340, K = 8, ROWS = 130; // C: 2,147,395,600 elements, up to GEMM_MAX_ELEMENTS
+    const std::string what = "largest: " + shape_name(M, N, K) + ", " + std::to_string((long long)M * N) +
+                             " elements of C: all written, the first, middle and last rows right";
+    problem p;
+    unsigned long long *count = nullptr, nan = 0;
+    int err = -1;
+    if (!make(p, M, N, K, 1.0f, 0.0f, 7000) || cudaMalloc(&count, sizeof *count) != cudaSuccess ||
+        (err = launch(p)) != cudaSuccess || cudaMemset(count, 0, sizeof *count) != cudaSuccess) {
+        result(false, what, err > 0 ? "gemm_launch returned " + error_name(err) : "not enough GPU memory");
+        release(p);
+        return;
+    }
+    count_nan<<<4096, 256>>>(p.C, (long long)M * N, count);
+    cudaMemcpy(&nan, count, sizeof nan, cudaMemcpyDeviceToHost);
+    double worst = 0.0;
+    std::vector<float> rows((size_t)ROWS * N);
+    for (int r : { 0, M / 2, M - ROWS }) {
+        const cudaError_t e = cudaMemcpy(rows.data(), p.C + (size_t)r * N, rows.size() * sizeof(float),
+                                         cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) {
+            result(false, what, error_name(e));
+            release(p);
+            return;
+        }
+        for (int i = 0; i < ROWS; ++i)
+            for (int c = 0; c < N; ++c) {
+                double ref = 0.0;
+                for (int k = 0; k < K; ++k)
+                    ref += (double)p.a[(size_t)(r + i) * K + k] * p.b[(size_t)k * N + c];
+                worst = std::fmax(worst, std::fabs(rows[(size_t)i * N + c] - ref));
+            }
+    }
+    // |ref| <= K: float sums of K products are within a few K * 2^-23 of it.
+    result(nan == 0 && worst < 1e-4, what,
+           std::to_string(nan) + " elements not written (NaN), worst error " + std::to_string(worst));
+    cudaFree(count);
+    release(p);
+}
+
+int main(int argc, char **argv)
+{
+    const std::string name = argc > 1 ? argv[1] : "";
+    const int first = name == "busy" ? 4 : 2; // the first size of the shapes that end the command line
+    std::vector<shape> shapes;
+    for (int i = first; i + 2 < argc; i += 3)
+        shapes.push_back({ atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), 1.0f, 0.5f });
+    const bool sized = argc > first && (argc - first) % 3 == 0;
+    if (name == "threads")
+        case_threads();
+    else if (name == "busy" && sized)
+        case_busy(atof(argv[2]), atof(argv[3]), shapes);
+    else if (name == "reset")
+        case_reset();
+    else if (name == "zero")
+        case_zero();
+    else if (name == "limits")
+        case_limits();
+    else if (name == "oom" && sized)
+        case_oom(shapes);
+    else if (name == "largest")
+        case_largest();
+    else {
+        fprintf(stderr, "usage: test_launch threads | busy SECONDS HOLD M N K [M N K ...] | reset | zero | limits | "
+                        "oom M N K [M N K ...] | largest\n");
+        return 2;
+    }
+    return failures > 0;
+}
