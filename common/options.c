@@ -115,13 +115,13 @@ static int parse_float(const char *s, float *out)
 static int too_large(const char *prog, const char *name, long long rows, long long cols,
                      int bytes)
 {
-    if (rows * cols <= MAX_MATRIX_ELEMENTS)
+    if (rows * cols <= GEMM_MAX_ELEMENTS)
         return 0;
     fprintf(stderr,
             "%s: %s would be %lld x %lld = %lld elements (%.1f GiB of %s), too large: "
             "at most %lld elements per matrix (see --help)\n",
             prog, name, rows, cols, rows * cols, (double)(rows * cols) * bytes / (1u << 30),
-            bytes == 2 ? "half" : "float", MAX_MATRIX_ELEMENTS);
+            bytes == 2 ? "half" : "float", GEMM_MAX_ELEMENTS);
     return 1;
 }
 
@@ -190,8 +190,8 @@ int parse_options(int argc, char **argv, const struct step *step, struct options
                 return bad(prog, "%s needs a non-negative integer, got '%s'", name, value);
             opt->seed = (uint64_t)v;
         } else {
-            if (!parse_int(value, 1, MAX_SIDE, &v))
-                return bad(prog, "%s needs an integer from 1 to %d, got '%s'", name, MAX_SIDE, value);
+            if (!parse_int(value, 1, GEMM_MAX_SIDE, &v))
+                return bad(prog, "%s needs an integer from 1 to %d, got '%s'", name, GEMM_MAX_SIDE, value);
             if (!strcmp(name, "-m"))
                 opt->M = (int)v;
             else if (!strcmp(name, "-n"))

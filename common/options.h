@@ -19,9 +19,7 @@ struct options {
     int check; /* 0 after --no-check */
 };
 
-/* The largest problem any step accepts: gemm.h's. */
-#define MAX_MATRIX_ELEMENTS GEMM_MAX_ELEMENTS
-#define MAX_SIDE GEMM_MAX_SIDE
+/* The largest problem any step accepts is gemm.h's (GEMM_MAX_SIDE, GEMM_MAX_ELEMENTS). */
 #define MAX_OFFSET 1024
 
 /* Seconds of warm-up runs before timing, unless --warmup 0. */

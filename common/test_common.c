@@ -490,7 +490,7 @@ static void test_options(void)
     /* The kernels index a matrix with 32-bit ints (row * cols + col): the
      * largest one any step takes must have at most INT_MAX elements. */
     result("options: the element limit is what 32-bit indexing allows",
-           MAX_MATRIX_ELEMENTS <= INT_MAX && parse("-m 2 -n 1 -k 1073741823", &o) == -1 &&
+           GEMM_MAX_ELEMENTS <= INT_MAX && parse("-m 2 -n 1 -k 1073741823", &o) == -1 &&
                parse("-m 2 -n 1 -k 1073741824", &o) == 2,
            "a matrix past INT_MAX elements accepted, or one within refused");
     rc = parse("--offset 1024", &o);

@@ -23,6 +23,9 @@
  * PASS or FAIL line per check; exits 1 if one failed, 2 on bad usage.
  */
 #include "gemm.h"
+extern "C" {
+#include "check.h" // fill_random: the harness's inputs
+}
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -68,13 +71,6 @@ static std::string error_name(int err)
     return std::string(cudaGetErrorName((cudaError_t)err));
 }
 
-// Seeded values in [-1, 1), as the inputs hold them.
-static float next_value(uint64_t &state)
-{
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)(state >> 40) / (float)(1ull << 23) - 1.0f;
-}
-
 // A problem on the GPU: A, B and C, and C's value before each call: c0, or
 // NaN (every byte 0xff) where c0 is empty, as where beta == 0, so that a
 // call that reads C shows.
@@ -90,16 +86,12 @@ static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint6
 {
     p.M = M, p.N = N, p.K = K, p.alpha = alpha, p.beta = beta;
     uint64_t state = seed;
-    std::vector<input_t> a((size_t)M * K), b((size_t)K * N);
-    p.a.resize(a.size()), p.b.resize(b.size());
-    for (size_t i = 0; i < a.size(); ++i)
-        a[i] = (input_t)next_value(state), p.a[i] = (float)a[i];
-    for (size_t i = 0; i < b.size(); ++i)
-        b[i] = (input_t)next_value(state), p.b[i] = (float)b[i];
-    p.c0.clear();
-    if (beta != 0.0f)
-        for (size_t i = 0; i < (size_t)M * N; ++i)
-            p.c0.push_back(next_value(state));
+    p.a.resize((size_t)M * K), p.b.resize((size_t)K * N);
+    fill_random(p.a.data(), p.a.size(), &state, HALF);
+    fill_random(p.b.data(), p.b.size(), &state, HALF);
+    const std::vector<input_t> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()); // exact: half values already
+    p.c0.assign(beta != 0.0f ? (size_t)M * N : 0, 0.0f);
+    fill_random(p.c0.data(), p.c0.size(), &state, 0);
     return cudaMalloc(&p.A, a.size() * sizeof(input_t)) == cudaSuccess &&
            cudaMalloc(&p.B, b.size() * sizeof(input_t)) == cudaSuccess &&
            cudaMalloc(&p.C, (size_t)M * N * sizeof(float)) == cudaSuccess &&

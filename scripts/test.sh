@@ -648,10 +648,8 @@ sanitizer_runs_for() {
 }
 # The GPU checks of step $1: its runs, and its cases of common/test_launch.cu.
 cases_for() {
-    local sanitized=0
-    [ "$((10#${1:4:2}))" -ge "$library_sanitizer_from" ] && sanitized=2
     echo $(( ${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]} + ${#offset_runs[@]} +
-             $(sanitizer_runs_for "$1" | wc -l) + $(library_cases_for "$1" | wc -l) + sanitized ))
+             $(sanitizer_runs_for "$1" | wc -l) + $(library_cases_for "$1" | wc -l) + $(library_sanitized_for "$1") ))
 }
 wrong_cases=10 # common/wrong_kernel.cu's 5 bugs, with a float and a half harness
 # gemm_launch as a library (common/test_launch.cu), a process per case:
@@ -675,6 +673,10 @@ library_cases_for() {
 library_sanitizer_runs="memcheck racecheck"
 library_sanitizer_from=11
 library_sanitizer_case="busy 280 2 8 8 60000 768 6144 1300"
+# How many of those runs step $1 has.
+library_sanitized_for() {
+    if [ "$((10#${1:4:2}))" -ge "$library_sanitizer_from" ]; then echo $library_sanitizer_runs | wc -w; else echo 0; fi
+}
 # The README says how many shapes, alpha/beta pairs and --offset runs the
 # GPU half has: the counts of the arrays above, which it must keep up with.
 readme_text=$(tr -s '\n ' '  ' <README.md)
@@ -910,7 +912,7 @@ else
         bin=$lib_dir/$s
         # shellcheck disable=SC2086 # gencode holds several words
         if ! ${NVCC:-nvcc} -O2 -std=c++17 $gencode -Icommon -DHALF=$half common/test_launch.cu "$s/kernel.o" \
-            -o "$bin" >"$log" 2>&1; then
+            common/check.o common/half.o -o "$bin" >"$log" 2>&1; then
             fail "$s: common/test_launch.cu does not build with $s/kernel.o"
             continue
         fi
@@ -945,8 +947,7 @@ else
     if ! command -v compute-sanitizer >/dev/null; then
         n=0
         for s in ${runnable[@]+"${runnable[@]}"}; do
-            n=$((n + $(sanitizer_runs_for "$s" | wc -l)))
-            [ "$((10#${s:4:2}))" -ge "$library_sanitizer_from" ] && n=$((n + 2))
+            n=$((n + $(sanitizer_runs_for "$s" | wc -l) + $(library_sanitized_for "$s")))
         done
         skipped=$((skipped + n))
         echo "SKIP  compute-sanitizer not found: $n runs skipped"
