@@ -129,10 +129,10 @@ experiment() {
             edits=('s/^    split s = { pays ? max(tiles \/ blocks - ((long long)(tiles % blocks) \* tiles_k < FIXUP_K_TILES \* blocks), 0) \* blocks : tiles };/    split s = { pays ? max(tiles \/ blocks - 1, 0) * blocks : tiles };/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
-            edits=('s/^                        acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                        (void)v;/') ;;
+            edits=('s/^                    add(acc\[j\], __ldcg(p + j \* WARPGROUP));/                    (void)p;/') ;;
         "step11_stream_k allrows") what="the fixup over all BM rows of a tile, those below C too, as for a tile inside C"
             shape="-m 20 -n 300 -k 30000"
-            edits=('/^            if (__all_sync(0xffffffffu, m0 + wm < M))/d') ;;
+            edits=('s/^            const bool rows = __all_sync(0xffffffffu, m0 + wm < M);/            const bool rows = true;/') ;;
         step12_multicast) what="clusters wherever C's rows of tiles pair up, small products too"; shape="-s 2048"
             edits=('s/^    const bool may_pair = pair \&\& !narrow \&\& (!few || !b_sectors || fewest);/    const bool may_pair = pair \&\& !narrow;/'
                    "s/$cluster12/"'        may_pair \&\& fit > 0 ?/') ;;

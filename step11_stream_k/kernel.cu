@@ -101,26 +101,26 @@
  * - Fixup: a part that does not hold all of its tile's k-tiles passes its
  *   partial sum (the accumulators: 128 KB for a 128 x 256 tile) on
  *   through a workspace. The parts of a tile (part i: its block's place
- *   among the tile's blocks) meet in pairs, 0 with 1, 2 with 3, ..., then
- *   the pairs in pairs, 0-1 with 2-3, ..., up to the whole tile. Of two
- *   that meet, the first to get there leaves its sum in their slot (the
- *   slot of the later half's first block) and stops; the second adds that
- *   sum to its own and goes on. The part that ends with every sum applies
- *   alpha and beta and stores, as in step 10. Each pair has a count: the
- *   first adds 1, leaves its sum (st.cg, a fence) and adds 2
- *   (red.release); the second adds 1, and if it found 1, waits for the 2
- *   (ld.acquire). Float addition is commutative: a pair's sum has the same
- *   bits whichever part got there first, so a run gives the same bits as
- *   the last. A tile in two parts meets once; one in 33 (256 x 256 x
- *   131072), six levels up.
- *   Progress: a part waits only for a part that got to their pair first,
- *   which is running; no block ever waits for one that may not have
- *   started. So the kernel finishes however many SMs other work holds, on
- *   a single SM if need be, where a part that waited for later blocks would
- *   wait forever for blocks that cannot start until it ends. The counts
- *   start at zero: zero_kernel zeroes them first, in the same stream; the
- *   kernel, its programmatic dependent, starts beside it and waits for it
- *   (griddepcontrol.wait) only at its first fixup, long after it ended.
+ *   among the tile's blocks) meet in groups of four, 0-3, 4-7, ..., then
+ *   the groups in groups of four, up to the whole tile. Each part of a
+ *   group leaves its sum in its slot (st.cg, a fence) and adds 1 to the
+ *   group's count (atom.acq_rel); the one that finds the others counted
+ *   is the last, adds the group's sums and goes on, and the others stop.
+ *   Each block has two slots: one for the tile its share starts in, one
+ *   for the tile it is part 0 of. The part that ends with every sum
+ *   applies alpha and beta and stores, as in step 10. The last adds in
+ *   order, ((0 + 1) + 2) + 3, whichever part it is (starting from its own
+ *   sum if it is 0 or 1: float addition is commutative), so a run gives
+ *   the same bits as the last. A tile in 33 parts (256 x 256 x 131072)
+ *   meets three levels up.
+ *   Progress: no part ever waits for another; the last of a group finds
+ *   the others' sums already there. So the kernel finishes however many
+ *   SMs other work holds, on a single SM if need be, where a part that
+ *   waited for later blocks would wait forever for blocks that cannot
+ *   start until it ends. The counts start at zero: zero_kernel zeroes
+ *   them first, in the same stream; the kernel, its programmatic
+ *   dependent, starts beside it and waits for it (griddepcontrol.wait)
+ *   only at its first fixup, long after it ended.
  * - The fixup over the rows of C alone: where C ends inside a tile, a
  *   warp whose 16 rows all lie below C neither adds the other parts' sums
  *   nor leaves its own (the counts go up as before). A split tile
@@ -269,13 +269,12 @@
  * and reading one partial sum per block.
  *
  * What limits it now: with far fewer tiles than SMs a tile is cut in many
- * parts: every part but the last writes its partial sum, and the levels
- * of pairs read them, one level after the other, while most SMs have
- * nothing left to do (256 x 256 x 131072: four tiles in 33 parts each,
- * six levels; results/h200-2026-11-25/timeline_256_256_131072.txt, with
- * an earlier tree of four parts a level). Tried with
- * the adds left out (wrong sums; the writes and the waits stay), with
- * that earlier tree (scripts/try.sh 11 noadds runs it on today's pairs):
+ * parts: every part writes its partial sum, and the last of each group of
+ * four reads them, one level after the other, while most SMs have nothing
+ * left to do (256 x 256 x 131072: four tiles in 33 parts each, three
+ * levels; results/h200-2026-11-25/timeline_256_256_131072.txt, with an
+ * earlier tree). Tried with the adds left out (wrong sums; the writes and
+ * the counts stay):
  * Measured (scripts/try.sh 11 noadds, NVIDIA H200, CUDA 13.0, 2026-11-24):
  * tried 297.19 TFLOPS (74.4% of cuBLAS), as is 278.89 (69.2%).
  * Scratch copies in which the parts share the adds in one level, in
@@ -300,9 +299,9 @@
  * Launch: one block per SM (fewer if C has fewer tiles and none is split,
  * or if each is cut in the same number of parts), THREADS threads,
  * STAGE_SPACE bytes of dynamic shared memory and step 10's slice for the
- * epilogue; where tiles are split, a workspace of a BM x BN_WIDE float
- * slot and CONSUMERS counts per block, zero_kernel first, and the kernel
- * by cudaLaunchKernelEx as zero_kernel's programmatic dependent.
+ * epilogue; where tiles are split, a workspace of two BM x BN_WIDE float
+ * slots and 2 LEVELS x CONSUMERS counts per block, zero_kernel first, and
+ * the kernel by cudaLaunchKernelEx as zero_kernel's programmatic dependent.
  *
  * At 4096^3 no tile is split and the launch is step 10's round.
  * Measured: 644.21 TFLOPS, 100.2% of cuBLAS GemmEx, 1.03x step 10
@@ -338,6 +337,9 @@ constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
 // must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
+// The fixup's groups: four parts, summed ((0 + 1) + 2) + 3, whose count adds 1 per part there; LEVELS of groups,
+// more than any grid needs (FAN_IN^LEVELS = 2^32 parts).
+constexpr int FAN_IN = 4, LEVELS = 16;
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -552,8 +554,8 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0
 // cut into parts where tiles end, whose sums the fixup adds through slots and counts.
 struct split {
     int whole;
-    float *partials; // a slot of BM x BN_WIDE floats per block
-    int *counts;     // CONSUMERS per block: the parts that got to its pair, and 2 more once the first left its sum
+    float *partials; // two slots of BM x BN_WIDE floats per block (see key in the fixup)
+    int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
 };
 
 // Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1; false past its last part. Its whole tiles
@@ -582,8 +584,7 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k
     return true;
 }
 
-// Block u's slot (of the pair of parts whose later half starts at block u:
-// see the fixup), this consumer's 64 rows of it: its thread's float4 of
+// Slot u (key u: see the fixup), this consumer's 64 rows of it: its thread's float4 of
 // 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
 template <int FN>
 __device__ float4 *slot(const split &s, int u, int wg)
@@ -591,6 +592,8 @@ __device__ float4 *slot(const split &s, int u, int wg)
     return reinterpret_cast<float4 *>(s.partials) + ((size_t)u * CONSUMERS + wg) * FN * WARPGROUP +
            threadIdx.x % WARPGROUP;
 }
+
+__device__ void add(float (&acc)[4], float4 v) { acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w; }
 
 // The threads of consumer warpgroup wg wait for each other (barrier 0: __syncthreads's).
 __device__ void warpgroup_sync(int wg)
@@ -610,7 +613,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
     __shared__ uint64_t full[STAGES];  // stage s's tile has landed
     __shared__ uint64_t empty[STAGES]; // every consumer is done with stage s
-    __shared__ int arrived[CONSUMERS];  // what each consumer found its pair's count at (the fixup)
+    __shared__ int arrived[CONSUMERS];  // the parts each consumer found at its group before it (the fixup)
 
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
     const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
@@ -687,47 +690,54 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (threadIdx.x % WARPGROUP == 0)
             mbar_arrive(&empty[(n - 1) % STAGES]);
 
-        // ---- fixup (see the header): the parts of a tile meet in pairs, then the pairs in pairs, ... Of two
-        // that meet, the first to get there leaves its sum in their slot and stops; the second adds that sum to
-        // its own and goes on. The part that ends with the sum of them all stores the tile.
+        // ---- fixup (see the header): the parts of a tile meet in groups of up to FAN_IN, then the groups in
+        // groups, ... Each part of a group leaves its sum and counts itself; the last to count adds the group's
+        // sums and goes on, the others stop. The part that ends with the sum of them all stores the tile.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x : share_of(first_k), i = blockIdx.x - first;
         const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
+        // Slots and counts of part x's block; for x = 0 the block's second ones (it is part x > 0 of another tile).
+        const auto key = [&](int x) { return 2 * (first + x) + (x == 0); };
         bool stopped = false;
         if (!alone) // the counts are zero from here on (gemm_launch)
             asm volatile("griddepcontrol.wait;\n" : : : "memory");
-        // This part holds the sum of the `step` parts from i & -step; the later half's first part names the pair.
-        for (int step = 1; step < parts && !stopped; step *= 2) {
-            const int later = (i & -step) | step;
-            if (later >= parts)
-                continue; // no later half: the sum goes on as it is
-            int *count = &s.counts[(first + later) * CONSUMERS + wg];
-            float4 *sum = slot<FN>(s, first + later, wg);
-            warpgroup_sync(wg); // every thread has read arrived[wg] of the step before
-            if (threadIdx.x % WARPGROUP == 0) {
-                int seen = atomicAdd(count, 1); // 0: the first here; else the second, which waits for the first's 2
-                while (seen != 0 && seen != 4) // for a part that got here first: it is running
-                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(seen) : "l"(count) : "memory");
-                arrived[wg] = seen;
-            }
-            warpgroup_sync(wg);
-            stopped = arrived[wg] == 0;
-            if (__all_sync(0xffffffffu, m0 + wm < M)) // no sums for a warp's rows below C (step 11's header)
+        // This part holds the sum of the `size` parts from i & -size: member `me` of the group of `n` from `head`.
+        for (int size = 1, level = 0; size < parts && !stopped; size *= FAN_IN, ++level) {
+            const int head = i & -(size * FAN_IN), me = (i - head) / size;
+            const int n = min((parts - head + size - 1) / size, FAN_IN);
+            if (n == 1)
+                continue; // alone in its group: the sum goes on as it is
+            int *count = &s.counts[(key(head) * LEVELS + level) * CONSUMERS + wg];
+            const auto sum = [&](int member) { return slot<FN>(s, key(head + member * size), wg); };
+            const bool rows = __all_sync(0xffffffffu, m0 + wm < M); // no sums for a warp's rows below C (header)
+            if (rows)
 #pragma unroll
                 for (int j = 0; j < FN; ++j)
-                    if (stopped) {
-                        __stcg(sum + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
-                    } else {
-                        const float4 v = __ldcg(sum + j * WARPGROUP);
-                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                    }
-            if (stopped) {
-                __threadfence(); // the sum is in L2, where other SMs read, before the count says so
-                warpgroup_sync(wg);
-                if (threadIdx.x % WARPGROUP == 0)
-                    asm volatile("red.release.gpu.global.add.s32 [%0], 2;\n" : : "l"(count) : "memory");
+                    __stcg(sum(me) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+            __threadfence(); // the sum is in L2, where other SMs read, before the count says so
+            warpgroup_sync(wg);
+            if (threadIdx.x % WARPGROUP == 0) // acq_rel: the last sees every sum counted before its own
+                asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n"
+                             : "=r"(arrived[wg]) : "l"(count) : "memory");
+            warpgroup_sync(wg);
+            stopped = arrived[wg] != n - 1;
+            // The last adds the group's sums in order, ((0 + 1) + 2) + 3, whoever it is: from its own if it is 0
+            // or 1 (float addition is commutative), else from 0's. A pass over the tile per slot, so that the
+            // pass's loads are in flight together.
+            if (rows && !stopped && me >= 2)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = __ldcg(sum(0) + j * WARPGROUP);
+                    acc[j][0] = v.x, acc[j][1] = v.y, acc[j][2] = v.z, acc[j][3] = v.w;
+                }
+            for (int m = 1; rows && !stopped && m < n; ++m) {
+                const float4 *p = sum(m == 1 && me == 1 ? 0 : m);
+#pragma unroll
+                for (int j = 0; j < FN; ++j)
+                    add(acc[j], __ldcg(p + j * WARPGROUP));
             }
+            warpgroup_sync(wg); // every thread has read arrived[wg] before the next level writes it
         }
         if (stopped)
             continue;
@@ -861,17 +871,18 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
     // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
     split s = { pays ? max(tiles / blocks - ((long long)(tiles % blocks) * tiles_k < FIXUP_K_TILES * blocks), 0) * blocks : tiles };
-    // Split tiles: a slot and CONSUMERS counts per block, the counts zeroed by zero_kernel first, beside which the
-    // kernel may start (programmatic dependent launch).
+    // Split tiles: two slots and two sets of counts per block, the counts zeroed by zero_kernel first, beside which
+    // the kernel may start (programmatic dependent launch).
     cudaLaunchAttribute early = { cudaLaunchAttributeProgrammaticStreamSerialization };
     early.val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = { dim3(blocks), dim3(THREADS), (size_t)smem, 0, &early, 0 };
     if (s.whole < tiles) {
-        s.partials = (float *)mem.take((size_t)blocks * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int)));
+        const size_t keys = 2 * (size_t)blocks, counts = keys * LEVELS * CONSUMERS;
+        s.partials = (float *)mem.take(keys * BM * BN_WIDE * sizeof(float) + counts * sizeof(int));
         if (!s.partials)
             return cudaGetLastError(); // as above
-        s.counts = (int *)(s.partials + (size_t)blocks * BM * BN_WIDE);
-        zero_kernel<<<1, THREADS>>>(s.counts, blocks * CONSUMERS);
+        s.counts = (int *)(s.partials + keys * BM * BN_WIDE);
+        zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
         config.numAttrs = 1;
     }
     cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, M, N, K, alpha, beta, C, s);

@@ -189,8 +189,8 @@
  * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
  * fit at once (fewer if C has fewer tiles), or one block per SM as in step
  * 11; THREADS threads, STAGE_SPACE bytes of dynamic shared memory and the
- * epilogue's slice; a workspace of a slot and CONSUMERS counts per block,
- * and zero_kernel first, when tiles are split (step 11).
+ * epilogue's slice; a workspace of two slots and 2 LEVELS x CONSUMERS
+ * counts per block, and zero_kernel first, when tiles are split (step 11).
  *
  * Measured: 626.04 TFLOPS, 100.0% of cuBLAS GemmEx, 0.97x step 11
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
@@ -227,6 +227,9 @@ constexpr int QUAD = 4; // lanes that share a row of an mma fragment
 // When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
 // must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
+// The fixup's groups: four parts, summed ((0 + 1) + 2) + 3, whose count adds 1 per part there; LEVELS of groups,
+// more than any grid needs (FAN_IN^LEVELS = 2^32 parts).
+constexpr int FAN_IN = 4, LEVELS = 16;
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -471,8 +474,8 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
 // cut into parts where tiles end, whose sums the fixup adds through slots and counts.
 struct split {
     int whole;
-    float *partials; // a slot of BM x BN_WIDE floats per block
-    int *counts;     // CONSUMERS per block: the parts that got to its pair, and 2 more once the first left its sum
+    float *partials; // two slots of BM x BN_WIDE floats per block (see key in the fixup)
+    int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
 };
 
 // Part p of this cluster's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
@@ -502,8 +505,7 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int cluster, int 
     return true;
 }
 
-// Block u's slot (of the pair of parts whose later half starts at block u:
-// see the fixup), this consumer's 64 rows of it: its thread's float4 of
+// Slot u (key u: see the fixup), this consumer's 64 rows of it: its thread's float4 of
 // 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
 template <int FN>
 __device__ float4 *slot(const split &s, int u, int wg)
@@ -511,6 +513,8 @@ __device__ float4 *slot(const split &s, int u, int wg)
     return reinterpret_cast<float4 *>(s.partials) + ((size_t)u * CONSUMERS + wg) * FN * WARPGROUP +
            threadIdx.x % WARPGROUP;
 }
+
+__device__ void add(float (&acc)[4], float4 v) { acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w; }
 
 // The threads of consumer warpgroup wg wait for each other (barrier 0: __syncthreads's).
 __device__ void warpgroup_sync(int wg)
@@ -530,7 +534,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
     __shared__ uint64_t full[STAGES];  // stage s's tile has landed
     __shared__ uint64_t empty[STAGES]; // every consumer of the cluster is done with stage s
-    __shared__ int arrived[CONSUMERS];  // what each consumer found its pair's count at (the fixup)
+    __shared__ int arrived[CONSUMERS];  // the parts each consumer found at its group before it (the fixup)
 
     constexpr int cluster = CLUSTER_BLOCKS; // 1 or CLUSTER (gemm_launch)
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + BN - 1) / BN;
@@ -613,48 +617,55 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
         // ---- fixup (see the header): the parts of a tile (part i: this rank's block in the tile's i-th
-        // cluster) meet in pairs, then the pairs in pairs, ... Of two that meet, the first to get there leaves
-        // its sum in their slot and stops; the second adds that sum to its own and goes on. The part that ends
-        // with the sum of them all stores the tile.
+        // cluster) meet in groups of up to FAN_IN, then the groups in groups, ... Each part of a group leaves its
+        // sum and counts itself; the last to count adds the group's sums and goes on, the others stop. The part
+        // that ends with the sum of them all stores the tile.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? blockIdx.x / cluster : share_of(first_k), i = blockIdx.x / cluster - first;
         const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
+        // Slots and counts of part x's block (this rank's in cluster first + x); for x = 0 the block's second ones
+        // (it is part x > 0 of another tile).
+        const auto key = [&](int x) { return (2 * (first + x) + (x == 0)) * cluster + (int)blockIdx.x % cluster; };
         bool stopped = false;
         if (!alone) // the counts are zero from here on (gemm_launch)
             asm volatile("griddepcontrol.wait;\n" : : : "memory");
-        // This part holds the sum of the `step` parts from i & -step; the later half's first part names the pair.
-        for (int step = 1; step < parts && !stopped; step *= 2) {
-            const int later = (i & -step) | step;
-            if (later >= parts)
-                continue; // no later half: the sum goes on as it is
-            const int pair = (first + later) * cluster + (int)blockIdx.x % cluster; // the block with their slot
-            int *count = &s.counts[pair * CONSUMERS + wg];
-            float4 *sum = slot<FN>(s, pair, wg);
-            warpgroup_sync(wg); // every thread has read arrived[wg] of the step before
-            if (threadIdx.x % WARPGROUP == 0) {
-                int seen = atomicAdd(count, 1); // 0: the first here; else the second, which waits for the first's 2
-                while (seen != 0 && seen != 4) // for a part that got here first: it is running
-                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(seen) : "l"(count) : "memory");
-                arrived[wg] = seen;
-            }
-            warpgroup_sync(wg);
-            stopped = arrived[wg] == 0;
-            if (__all_sync(0xffffffffu, m0 + wm < M)) // no sums for a warp's rows below C (step 11's header)
+        // This part holds the sum of the `size` parts from i & -size: member `me` of the group of `n` from `head`.
+        for (int size = 1, level = 0; size < parts && !stopped; size *= FAN_IN, ++level) {
+            const int head = i & -(size * FAN_IN), me = (i - head) / size;
+            const int n = min((parts - head + size - 1) / size, FAN_IN);
+            if (n == 1)
+                continue; // alone in its group: the sum goes on as it is
+            int *count = &s.counts[(key(head) * LEVELS + level) * CONSUMERS + wg];
+            const auto sum = [&](int member) { return slot<FN>(s, key(head + member * size), wg); };
+            const bool rows = __all_sync(0xffffffffu, m0 + wm < M); // no sums for a warp's rows below C (step 11)
+            if (rows)
 #pragma unroll
                 for (int j = 0; j < FN; ++j)
-                    if (stopped) {
-                        __stcg(sum + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
-                    } else {
-                        const float4 v = __ldcg(sum + j * WARPGROUP);
-                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                    }
-            if (stopped) {
-                __threadfence(); // the sum is in L2, where other SMs read, before the count says so
-                warpgroup_sync(wg);
-                if (threadIdx.x % WARPGROUP == 0)
-                    asm volatile("red.release.gpu.global.add.s32 [%0], 2;\n" : : "l"(count) : "memory");
+                    __stcg(sum(me) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+            __threadfence(); // the sum is in L2, where other SMs read, before the count says so
+            warpgroup_sync(wg);
+            if (threadIdx.x % WARPGROUP == 0) // acq_rel: the last sees every sum counted before its own
+                asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n"
+                             : "=r"(arrived[wg]) : "l"(count) : "memory");
+            warpgroup_sync(wg);
+            stopped = arrived[wg] != n - 1;
+            // The last adds the group's sums in order, ((0 + 1) + 2) + 3, whoever it is: from its own if it is 0
+            // or 1 (float addition is commutative), else from 0's. A pass over the tile per slot, so that the
+            // pass's loads are in flight together.
+            if (rows && !stopped && me >= 2)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = __ldcg(sum(0) + j * WARPGROUP);
+                    acc[j][0] = v.x, acc[j][1] = v.y, acc[j][2] = v.z, acc[j][3] = v.w;
+                }
+            for (int m = 1; rows && !stopped && m < n; ++m) {
+                const float4 *p = sum(m == 1 && me == 1 ? 0 : m);
+#pragma unroll
+                for (int j = 0; j < FN; ++j)
+                    add(acc[j], __ldcg(p + j * WARPGROUP));
             }
+            warpgroup_sync(wg); // every thread has read arrived[wg] before the next level writes it
         }
         if (stopped)
             continue;
@@ -843,14 +854,14 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
     // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
     split s = { pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles };
-    // Split tiles: a slot and CONSUMERS counts per block, the counts zeroed by zero_kernel first (step 11).
-    const size_t slots = (size_t)units * cluster; // one per block
+    // Split tiles: two slots and two sets of counts per block, the counts zeroed by zero_kernel first (step 11).
+    const size_t keys = 2 * (size_t)units * cluster, counts = keys * LEVELS * CONSUMERS;
     if (s.whole < tiles) {
-        s.partials = (float *)mem.take(slots * (BM * BN_WIDE * sizeof(float) + CONSUMERS * sizeof(int)));
+        s.partials = (float *)mem.take(keys * BM * BN_WIDE * sizeof(float) + counts * sizeof(int));
         if (!s.partials)
             return cudaGetLastError(); // as above
-        s.counts = (int *)(s.partials + slots * BM * BN_WIDE);
-        zero_kernel<<<1, THREADS>>>(s.counts, (int)slots * CONSUMERS);
+        s.counts = (int *)(s.partials + keys * BM * BN_WIDE);
+        zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
     }
     config.gridDim = dim3(units * cluster);
     config.attrs = cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
