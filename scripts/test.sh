@@ -724,31 +724,34 @@ checked() {
     local s=$1 m=$2 n=$3 k=$4 alpha=$5 beta=$6 offset=${7:-0}
     queue "$s M=$m N=$n K=$k alpha=$alpha beta=$beta${7:+ offset=$offset}" checked_job "$@"
 }
-# One run under a tool (a job): memcheck ends "ERROR SUMMARY: 0 errors",
-# racecheck "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
-sanitized_job() {
-    local s=$1 tool=$2 m=$3 n=$4 k=$5 offset=$6 exclude=$7 only_step=()
-    if [ "$tool" = memcheck ]; then only_step=(--kernel-name kns=gemm_kernel); fi
-    if [ -n "$exclude" ]; then only_step=(--kernel-name-exclude "kns=$exclude"); fi
-    timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 ${only_step[@]+"${only_step[@]}"} \
-        ./"$s"/run -m "$m" -n "$n" -k "$k" --offset "$offset" --beta 0.5 --warmup 0 --iters 1 >"$log" 2>&1
+# COMMAND... under compute-sanitizer's TOOL, output in $log: true if it
+# exits 0 and the tool finds nothing (memcheck ends "ERROR SUMMARY: 0
+# errors", racecheck "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0
+# warnings)").
+sanitizer_clean() {
+    local tool=$1
+    shift
+    timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 "$@" >"$log" 2>&1
     local rc=$?
     [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" &&
         return 0
     echo "exit code $rc" >>"$log"
     return 1
 }
+# One run of a step under a tool (a job).
+sanitized_job() {
+    local s=$1 tool=$2 m=$3 n=$4 k=$5 offset=$6 exclude=$7 only_step=()
+    if [ "$tool" = memcheck ]; then only_step=(--kernel-name kns=gemm_kernel); fi
+    if [ -n "$exclude" ]; then only_step=(--kernel-name-exclude "kns=$exclude"); fi
+    sanitizer_clean "$tool" ${only_step[@]+"${only_step[@]}"} \
+        ./"$s"/run -m "$m" -n "$n" -k "$k" --offset "$offset" --beta 0.5 --warmup 0 --iters 1
+}
 
 # common/test_launch under a tool (a job): it must pass, and the tool find nothing.
 library_sanitized_job() {
-    local tool=$1 bin=$2
-    shift 2
-    timeout "$RUN_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin" "$@" >"$log" 2>&1
-    local rc=$?
-    [ $rc -eq 0 ] && ! grep -q '^FAIL' "$log" &&
-        grep -qE 'ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" && return 0
-    echo "exit code $rc" >>"$log"
-    return 1
+    local tool=$1
+    shift
+    sanitizer_clean "$tool" "$@" && ! grep -q '^FAIL' "$log"
 }
 
 # The GPU checks run as jobs, JOBS at a time (default: the CPU cores, at
