@@ -617,7 +617,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 for (int j = 0; j < FN; ++j)
                     add(acc[j], __ldcg(p + j * WARPGROUP));
             }
-            warpgroup_sync(wg); // every thread has read arrived[wg] before the next level writes it
         }
         if (stopped)
             continue;
