@@ -108,7 +108,7 @@ experiment() {
             edits=("s/^    B = for_tma(B, K, N, ldb, mem, $copy11);/    B = for_tma(B, K, N, ldb, mem);/") ;;
         "step11_stream_k onekernel") what="one kernel, the one for split tiles, for every shape"
             shape="-m 2048 -n 2048 -k 128"
-            edits=('s/(vec, pays)/(vec, true)/g') ;;
+            edits=('s/(vec, how.split)/(vec, true)/g') ;;
         "step11_stream_k overwide") what="tiles up to four times as wide as C: BN halves by the other rules alone"
             shape="-m 16384 -n 64 -k 4096"
             edits=('s/((bn == BN_WIDE ? narrow : 2 \* N <= bn) ||$/(/') ;;
@@ -126,7 +126,7 @@ experiment() {
             edits=("s/$pays11/"'    const bool pays = split_pays(tiles) \&\& (tiles > sms || parts != 1 || fill),/') ;;
         "step11_stream_k last") what="the last round of whole tiles split too, wherever two rounds or fewer are left"
             shape="-m 512 -n 12288 -k 4096"
-            edits=('s/^    split s = { pays ? max(tiles \/ blocks - ((long long)(tiles % blocks) \* tiles_k < FIXUP_K_TILES \* blocks), 0) \* blocks : tiles };/    split s = { pays ? max(tiles \/ blocks - 1, 0) * blocks : tiles };/') ;;
+            edits=('s/^        pays ? max(tiles \/ blocks - ((long long)(tiles % blocks) \* tiles_k < FIXUP_K_TILES \* blocks), 0) \* blocks : tiles;/        pays ? max(tiles \/ blocks - 1, 0) * blocks : tiles;/') ;;
         "step11_stream_k noadds") what="the fixup's adds left out: wrong sums, the time of everything else"
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    add(acc\[j\], __ldcg(p + j \* WARPGROUP));/                    (void)p;/') ;;

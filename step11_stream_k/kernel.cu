@@ -17,7 +17,7 @@
  *   where tiles end. With a round or more left, a share is at least a tile
  *   deep, so a tile is cut in two parts at most.
  * - The last round whole too where the tiles after it leave shares of
- *   FIXUP_K_TILES k-tiles or more (gemm_launch): the blocks of a round
+ *   FIXUP_K_TILES k-tiles or more (plan): the blocks of a round
  *   read A and B in step, where shares of its tiles and the rest would
  *   start at k-tiles of their own, and a share that long outweighs its
  *   fixup. The tiles split are then fewer than the blocks, and a tile may
@@ -33,7 +33,7 @@
  *   4096:
  *   Measured (scripts/try.sh 11 last, NVIDIA H200, CUDA 13.0, 2026-11-26):
  *   tried 504.26 TFLOPS (88.3% of cuBLAS), as is 529.55 (90.2%).
- * - Fewer tiles than SMs (gemm_launch): every tile is cut in the same
+ * - Fewer tiles than SMs (plan): every tile is cut in the same
  *   number of parts, SMs / tiles, on that many blocks per tile, if that
  *   leaves at most an eighth of the SMs idle. Part i of every tile then
  *   covers the same k-tiles, and the blocks that read a slice of A or B
@@ -42,7 +42,7 @@
  *   and B at as many places at once: 512 x 1024 x 65536, 32 tiles of 1024
  *   k-tiles, in shares of 248 on 132 SMs, runs at under three quarters of
  *   the speed of four parts of 256 on 128 SMs (the Try-it).
- * - Only where it pays (gemm_launch): passing a partial sum on costs about
+ * - Only where it pays (plan): passing a partial sum on costs about
  *   FIXUP_K_TILES k-tiles' time, and a share shorter than MIN_SHARE k-tiles
  *   saves less than its tile's sums cost. Elsewhere step 10's rounds stay.
  *   2048 x 2048 x 32768 is 128 tiles: its 4 idle SMs lose 4 x 512 / 132 =
@@ -51,7 +51,7 @@
  *   Measured (scripts/try.sh 11 eager, NVIDIA H200, CUDA 13.0, 2026-11-24):
  *   tried 665.45 TFLOPS (99.9% of cuBLAS), as is 673.01 (99.9%).
  * - With more tiles than SMs, only where the last round of whole tiles
- *   would be at most three fifths full (gemm_launch). The shares save the
+ *   would be at most three fifths full (plan). The shares save the
  *   time of that round's idle SMs, SMs - r of them for a round of r tiles,
  *   but each of their k-tiles takes longer than in a round: a block reads
  *   A and B at two places in K, not one, and the tiles beside it in the
@@ -70,7 +70,7 @@
  *   Measured (scripts/try.sh 11 full, NVIDIA H200, CUDA 13.0, 2026-11-26):
  *   tried 534.66 TFLOPS (432.3% of cuBLAS), as is 546.82 (441.8%).
  * - Shares shorter than a tile where C has at most half as many tiles as
- *   SMs (gemm_launch: parts != 1), so that each tile has two SMs or more.
+ *   SMs (plan: parts != 1), so that each tile has two SMs or more.
  *   With more, step 10's single round keeps most SMs busy already, and the
  *   same k-tiles spread over all of them gain less than the count of SMs
  *   says: the SMs share L2, and each k-tile takes longer (4853 x 309 x
@@ -144,7 +144,7 @@
  *   Measured (scripts/try.sh 11 onekernel, NVIDIA H200, CUDA 13.0,
  *   2026-11-24): tried 100.61 TFLOPS (92.1% of cuBLAS), as is 107.72
  *   (103.4%).
- * - Narrower tiles where C has few (gemm_launch): while C has no more tiles
+ * - Narrower tiles where C has few (plan): while C has no more tiles
  *   than half the SMs, BN halves, from 256 to 128 always (1024^3: 32 tiles
  *   of 128 x 256, 64 of 128 x 128). Without a split, twice as many SMs
  *   work, each half as long; with one, a tile is cut in half as many
@@ -164,7 +164,7 @@
  *   cuBLAS's own speed at 1024^3 moves from one process to the next,
  *   between about 190 and 260 TFLOPS in these runs and in the shapes
  *   table, and each line's percentage with it: compare the TFLOPS.
- * - No tile more than twice as wide as C (gemm_launch): BN also halves
+ * - No tile more than twice as wide as C (plan): BN also halves
  *   while C is at most half as wide, down to 64, split or not (16384 x 64
  *   x 4096: 128 tiles of 128 x 64, not of 128 x 256). TMA fills a box's
  *   columns past N with zeros, which cost no memory traffic, but wgmma
@@ -173,7 +173,7 @@
  *   64 x 4096:
  *   Measured (scripts/try.sh 11 overwide, NVIDIA H200, CUDA 13.0,
  *   2026-11-25): tried 127.04 TFLOPS (56.5% of cuBLAS), as is 219.58 (96.7%).
- * - Tiles 128 wide where C is narrow (gemm_launch: narrow): BN halves from
+ * - Tiles 128 wide where C is narrow (plan: narrow): BN halves from
  *   256 to 128, split or not, where tiles 128 wide cover at most four
  *   fifths of the columns tiles 256 wide do: N from 257 to 384, three
  *   tiles across for two whose second is a third to a half zeros (and N
@@ -302,6 +302,9 @@
  * epilogue; where tiles are split, a workspace of two BM x BN_WIDE float
  * slots and 2 LEVELS x CONSUMERS counts per block, zero_kernel first, and
  * the kernel by cudaLaunchKernelEx as zero_kernel's programmatic dependent.
+ * Every choice that depends on the shape is made by plan(), a host function
+ * that make test runs on the CPU over shapes and SM counts, walking each
+ * plan's parts and fixup (common/test_plan.cu).
  *
  * At 4096^3 no tile is split and the launch is step 10's round.
  * Measured: 644.21 TFLOPS, 100.2% of cuBLAS GemmEx, 1.03x step 10
@@ -317,7 +320,7 @@
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
-// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (gemm_launch)
+// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (plan)
 constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
 static_assert(BN_WIDE == 2 * BN_NARROW && BN_NARROW == 2 * BN_NARROWEST, "BN halves: the narrowest's checks hold for all");
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
@@ -334,7 +337,7 @@ constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
-// When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
+// When splitting pays (see the header; split_pays in plan): the SMs a last round of whole tiles leaves idle
 // must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
 // The fixup's groups: four parts, summed ((0 + 1) + 2) + 3, whose count adds 1 per part there; LEVELS of groups,
@@ -558,13 +561,12 @@ struct split {
     int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
 };
 
-// Part p of this block's work: tile `tile` of C, k-tiles k0 .. k1 - 1; false past its last part. Its whole tiles
-// first; then, of its share, the tiles in the middle, the end of the first tile, the start of the last (see the
-// header for why this order).
+// Part p of block b's work (of `blocks`): tile `tile` of C, k-tiles k0 .. k1 - 1; false past its last part. Its
+// whole tiles first; then, of its share, the tiles in the middle, the end of the first tile, the start of the last
+// (see the header for why this order).
 template <bool SPLIT>
-__device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
+__host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
 {
-    const int b = blockIdx.x, blocks = gridDim.x;
     if (b + p * blocks < whole) {
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
@@ -582,6 +584,26 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int &tile, int &k
     k1 = (int)min(end - (long long)t * tiles_k, (long long)tiles_k);
     tile = whole + t;
     return true;
+}
+
+// The share (block) that holds split k-tile x, of `blocks` shares: the last whose share starts at x or before.
+__host__ __device__ int share_of(long long x, int blocks, long long split_k_tiles)
+{
+    return (int)(((x + 1) * blocks - 1) / split_k_tiles);
+}
+
+// Part i's group in the fixup, at the level where each member holds the sum of `size` parts of a tile in `parts`:
+// the group's first part `head`, i's place `me` in it, and its `n` members.
+__host__ __device__ void group(int i, int size, int parts, int &head, int &me, int &n)
+{
+    head = i & -(size * FAN_IN), me = (i - head) / size, n = min((parts - head + size - 1) / size, FAN_IN);
+}
+
+// The slots and counts of part x of a tile whose parts start at block `first`: block first + x's, and for x = 0
+// the block's second ones (it may be part x > 0 of another tile).
+__host__ __device__ int key(int first, int x)
+{
+    return 2 * (first + x) + (x == 0);
 }
 
 // Slot u (key u: see the fixup), this consumer's 64 rows of it: its thread's float4 of
@@ -639,7 +661,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // ---- load tiles: every k-tile of every part of this block, each
         // into the next stage once the consumers have released it
         int tile, k0, k1;
-        for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
+        for (int p = 0; part<SPLIT>(p, blockIdx.x, gridDim.x, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
             tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
@@ -659,10 +681,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     regs_inc<CONSUMER_REGS>();
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
-    // the share (block) that holds split k-tile x: the last u whose share starts at x or before
-    const auto share_of = [&](long long x) { return (int)(((x + 1) * gridDim.x - 1) / split_k_tiles); };
     int tile, k0, k1;
-    for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
+    for (int p = 0; part<SPLIT>(p, blockIdx.x, gridDim.x, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
         int m0, n0;
         tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
         float acc[FN][4] = {};
@@ -695,21 +715,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // sums and goes on, the others stop. The part that ends with the sum of them all stores the tile.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
-        const int first = alone ? blockIdx.x : share_of(first_k), i = blockIdx.x - first;
-        const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
-        // Slots and counts of part x's block; for x = 0 the block's second ones (it is part x > 0 of another tile).
-        const auto key = [&](int x) { return 2 * (first + x) + (x == 0); };
+        const int first = alone ? blockIdx.x : share_of(first_k, gridDim.x, split_k_tiles), i = blockIdx.x - first;
+        const int parts = alone ? 1 : share_of(first_k + tiles_k - 1, gridDim.x, split_k_tiles) - first + 1;
         bool stopped = false;
         if (!alone) // the counts are zero from here on (gemm_launch)
             asm volatile("griddepcontrol.wait;\n" : : : "memory");
         // This part holds the sum of the `size` parts from i & -size: member `me` of the group of `n` from `head`.
         for (int size = 1, level = 0; size < parts && !stopped; size *= FAN_IN, ++level) {
-            const int head = i & -(size * FAN_IN), me = (i - head) / size;
-            const int n = min((parts - head + size - 1) / size, FAN_IN);
+            int head, me, n;
+            group(i, size, parts, head, me, n);
             if (n == 1)
                 continue; // alone in its group: the sum goes on as it is
-            int *count = &s.counts[(key(head) * LEVELS + level) * CONSUMERS + wg];
-            const auto sum = [&](int member) { return slot<FN>(s, key(head + member * size), wg); };
+            int *count = &s.counts[(key(first, head) * LEVELS + level) * CONSUMERS + wg];
+            const auto sum = [&](int member) { return slot<FN>(s, key(first, head + member * size), wg); };
             const bool rows = __all_sync(0xffffffffu, m0 + wm < M); // no sums for a warp's rows below C (header)
             if (rows)
 #pragma unroll
@@ -800,30 +818,17 @@ static auto kernel_for(bool vec, bool split)
                : (split ? gemm_kernel<BN, false, true> : gemm_kernel<BN, false, false>);
 }
 
-extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                           const void *B, float beta, float *C)
+// The launch plan (see the header): the tile's width BN, whether tiles are split, the blocks, and how many tiles
+// (the first) are done whole, one per block in turn.
+struct launch_plan {
+    int bn, blocks, whole;
+    bool split;
+};
+
+// Every choice of the launch that depends on the shape, for an M x N x K product on `sms` SMs. A host function
+// alone: make test checks its plans without a GPU (common/test_plan.cu).
+static launch_plan plan(int M, int N, int K, int sms)
 {
-    if (const int done = no_product(M, N, K, beta, C); done >= 0)
-        return done; // sizes out of range, or nothing to multiply (launch.cuh)
-    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
-    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
-    // which pays unless the other side is a tile or two across, as the product
-    // reads the copy once per row or column of tiles.
-    call_memory mem; // the copies' memory, this call's own (repack.cuh)
-    int lda, ldb;    // halves from one row of A, and of B, to the next
-    A = for_tma(A, M, K, lda, mem);
-    // B too where its rows, a line or longer, and A's are off 32-byte sectors and C is 32 tiles tall (see the header).
-    B = for_tma(B, K, N, ldb, mem, N % 16 != 0 && N > REPACK_LINE && lda % 16 != 0 && M > 31 * BM);
-    if (!A || !B)
-        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
-    // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (see the header).
-    CUtensorMap map_a, map_b, map_last;
-    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
-        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
-        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const int tiles_m = (M + BM - 1) / BM, tiles_k = (K + BK - 1) / BK;
     const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
     const auto rounds = [&](int tiles) { return (tiles + sms - 1) / sms; }; // of whole tiles, one per SM
@@ -850,10 +855,44 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
                       4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
     const bool pays = split_pays(tiles) && (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill),
                even = parts >= 2 && sms - parts * tiles <= sms / 8;
+    // One block per SM (fewer if C has fewer tiles and none is split, or each is cut in the same number of parts).
+    // No block waits for one that may not have started (the fixup): it finishes however many SMs other work holds.
+    const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
+    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
+    const int whole =
+        pays ? max(tiles / blocks - ((long long)(tiles % blocks) * tiles_k < FIXUP_K_TILES * blocks), 0) * blocks : tiles;
+    return { bn, blocks, whole, pays };
+}
+
+extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
+                           const void *B, float beta, float *C)
+{
+    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+        return done; // sizes out of range, or nothing to multiply (launch.cuh)
+    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
+    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
+    // which pays unless the other side is a tile or two across, as the product
+    // reads the copy once per row or column of tiles.
+    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    int lda, ldb;    // halves from one row of A, and of B, to the next
+    A = for_tma(A, M, K, lda, mem);
+    // B too where its rows, a line or longer, and A's are off 32-byte sectors and C is 32 tiles tall (see the header).
+    B = for_tma(B, K, N, ldb, mem, N % 16 != 0 && N > REPACK_LINE && lda % 16 != 0 && M > 31 * BM);
+    if (!A || !B)
+        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
+    // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (see the header).
+    CUtensorMap map_a, map_b, map_last;
+    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
+        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
+        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const launch_plan how = plan(M, N, K, sms);
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel = bn == BN_WIDE     ? kernel_for<BN_WIDE>(vec, pays)
-                        : bn == BN_NARROW ? kernel_for<BN_NARROW>(vec, pays)
-                                          : kernel_for<BN_NARROWEST>(vec, pays);
+    const auto kernel = how.bn == BN_WIDE     ? kernel_for<BN_WIDE>(vec, how.split)
+                        : how.bn == BN_NARROW ? kernel_for<BN_NARROW>(vec, how.split)
+                                              : kernel_for<BN_NARROWEST>(vec, how.split);
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
     const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
@@ -865,18 +904,14 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
-    // One block per SM (fewer if C has fewer tiles and none is split, or each is cut in the same number of parts).
-    // No block waits for one that may not have started (the fixup): it finishes however many SMs other work holds.
-    const int blocks = pays ? (even ? parts * tiles : sms) : min(tiles, sms);
-    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
-    split s = { pays ? max(tiles / blocks - ((long long)(tiles % blocks) * tiles_k < FIXUP_K_TILES * blocks), 0) * blocks : tiles };
     // Split tiles: two slots and two sets of counts per block, the counts zeroed by zero_kernel first, beside which
     // the kernel may start (programmatic dependent launch).
     cudaLaunchAttribute early = { cudaLaunchAttributeProgrammaticStreamSerialization };
     early.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = { dim3(blocks), dim3(THREADS), (size_t)smem, 0, &early, 0 };
-    if (s.whole < tiles) {
-        const size_t keys = 2 * (size_t)blocks, counts = keys * LEVELS * CONSUMERS;
+    cudaLaunchConfig_t config = { dim3(how.blocks), dim3(THREADS), (size_t)smem, 0, &early, 0 };
+    split s = { how.whole };
+    if (how.split) {
+        const size_t keys = 2 * (size_t)how.blocks, counts = keys * LEVELS * CONSUMERS;
         s.partials = (float *)mem.take(keys * BM * BN_WIDE * sizeof(float) + counts * sizeof(int));
         if (!s.partials)
             return cudaGetLastError(); // as above

@@ -21,7 +21,7 @@
  * - One more width, BN_FIT = 192: the kernel's BN, wgmma.m64n192k16, 96
  *   accumulators per thread; four stages of 40 KB fit in STAGE_SPACE. In
  *   a cluster, rank 0 copies two of B's three boxes and rank 1 one.
- * - The rule (gemm_launch): BN_FIT where tiles of BN_WIDE would be split
+ * - The rule (plan): BN_FIT where tiles of BN_WIDE would be split
  *   (split_pays) and tiles of BN_FIT would not, that is, where the last
  *   round of the narrower tiles costs its idle SMs less than FIXUP_K_TILES
  *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
@@ -138,16 +138,16 @@
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
-// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (gemm_launch)
+// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (plan)
 constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
 static_assert(BN_WIDE == 2 * BN_NARROW && BN_NARROW == 2 * BN_NARROWEST, "BN halves: the narrowest's checks hold for all");
-// or 192 where tiles of 192 fill the rounds and wide ones would be split or run longer rounds (gemm_launch)
+// or 192 where tiles of 192 fill the rounds and wide ones would be split or run longer rounds (plan)
 constexpr int BN_FIT = 192;
 static_assert(BN_FIT % BN_NARROWEST == 0 && BN_FIT < BN_WIDE, "whole lines of B; the wide tile's slot holds its sums");
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
 constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 4, 6 or 8 (BN 256, 192, 128, 64)
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
-constexpr int CLUSTER = 2; // blocks in a cluster, the most (gemm_launch)
+constexpr int CLUSTER = 2; // blocks in a cluster, the most (plan)
 constexpr int SECTOR = 32; // bytes: L2 reads and writes memory in sectors
 // The epilogue's pass: OUT_N columns of the tile, each row padded so that
 // the 4 rows a half-warp writes start in different banks.
@@ -160,7 +160,7 @@ constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
-// When splitting pays (see the header; split_pays in gemm_launch): the SMs a last round of whole tiles leaves idle
+// When splitting pays (see the header; split_pays in plan): the SMs a last round of whole tiles leaves idle
 // must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
 constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
 // The fixup's groups: four parts, summed ((0 + 1) + 2) + 3, whose count adds 1 per part there; LEVELS of groups,
@@ -430,14 +430,12 @@ struct split {
     int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
 };
 
-// Part p of this cluster's work: tile `tile` of C, k-tiles k0 .. k1 - 1;
-// false past its last part. Its whole tiles first; then, of its share, the
-// tiles in the middle, the end of the first tile, the start of the last (see
-// the header for why this order).
+// Part p of cluster b's work (of `blocks` clusters; a block alone is a cluster of one): tile `tile` of C, k-tiles
+// k0 .. k1 - 1; false past its last part. Its whole tiles first; then, of its share, the tiles in the middle, the
+// end of the first tile, the start of the last (see the header for why this order).
 template <bool SPLIT>
-__device__ bool part(int p, int whole, int tiles, int tiles_k, int cluster, int &tile, int &k0, int &k1)
+__host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
 {
-    const int b = blockIdx.x / cluster, blocks = gridDim.x / cluster;
     if (b + p * blocks < whole) {
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
@@ -455,6 +453,26 @@ __device__ bool part(int p, int whole, int tiles, int tiles_k, int cluster, int 
     k1 = (int)min(end - (long long)t * tiles_k, (long long)tiles_k);
     tile = whole + t;
     return true;
+}
+
+// The share (cluster) that holds split k-tile x, of `blocks` shares: the last whose share starts at x or before.
+__host__ __device__ int share_of(long long x, int blocks, long long split_k_tiles)
+{
+    return (int)(((x + 1) * blocks - 1) / split_k_tiles);
+}
+
+// Part i's group in the fixup, at the level where each member holds the sum of `size` parts of a tile in `parts`:
+// the group's first part `head`, i's place `me` in it, and its `n` members.
+__host__ __device__ void group(int i, int size, int parts, int &head, int &me, int &n)
+{
+    head = i & -(size * FAN_IN), me = (i - head) / size, n = min((parts - head + size - 1) / size, FAN_IN);
+}
+
+// The slots and counts of part x of a tile whose parts start at cluster `first`: cluster first + x's, and for
+// x = 0 the cluster's second ones (it may be part x > 0 of another tile); a block's own are key * cluster + rank.
+__host__ __device__ int key(int first, int x)
+{
+    return 2 * (first + x) + (x == 0);
 }
 
 // Slot u (key u: see the fixup), this consumer's 64 rows of it: its thread's float4 of
@@ -488,7 +506,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     __shared__ uint64_t empty[STAGES]; // every consumer of the cluster is done with stage s
     __shared__ int arrived[CONSUMERS];  // the parts each consumer found at its group before it (the fixup)
 
-    constexpr int cluster = CLUSTER_BLOCKS; // 1 or CLUSTER (gemm_launch)
+    constexpr int cluster = CLUSTER_BLOCKS; // 1 or CLUSTER (plan)
+    // the block's cluster u of `units` (the grid's), and its rank in it
+    const int u = blockIdx.x / cluster, units = gridDim.x / cluster, rank = blockIdx.x % cluster;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + BN - 1) / BN;
     const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
     // the consumer warpgroup (-1: the producer); a consumer warp's rows of D
@@ -513,7 +533,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // ---- load tiles: every k-tile of every part of this block, each
         // into the next stage once the consumers have released it
         int tile, k0, k1;
-        for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
+        for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
             tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
@@ -534,10 +554,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     regs_inc<CONSUMER_REGS>();
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
-    // the share (cluster) that holds split k-tile x: the last u whose share starts at x or before
-    const auto share_of = [&](long long x) { return (int)(((x + 1) * (gridDim.x / cluster) - 1) / split_k_tiles); };
     int tile, k0, k1;
-    for (int p = 0; part<SPLIT>(p, s.whole, tiles_m * tiles_n, tiles_k, cluster, tile, k0, k1); ++p) {
+    for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
         int m0, n0;
         tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
         float acc[FN][4] = {};
@@ -574,22 +592,20 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // that ends with the sum of them all stores the tile.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
-        const int first = alone ? blockIdx.x / cluster : share_of(first_k), i = blockIdx.x / cluster - first;
-        const int parts = alone ? 1 : share_of(first_k + tiles_k - 1) - first + 1;
-        // Slots and counts of part x's block (this rank's in cluster first + x); for x = 0 the block's second ones
-        // (it is part x > 0 of another tile).
-        const auto key = [&](int x) { return (2 * (first + x) + (x == 0)) * cluster + (int)blockIdx.x % cluster; };
+        const int first = alone ? u : share_of(first_k, units, split_k_tiles), i = u - first;
+        const int parts = alone ? 1 : share_of(first_k + tiles_k - 1, units, split_k_tiles) - first + 1;
         bool stopped = false;
         if (!alone) // the counts are zero from here on (gemm_launch)
             asm volatile("griddepcontrol.wait;\n" : : : "memory");
         // This part holds the sum of the `size` parts from i & -size: member `me` of the group of `n` from `head`.
         for (int size = 1, level = 0; size < parts && !stopped; size *= FAN_IN, ++level) {
-            const int head = i & -(size * FAN_IN), me = (i - head) / size;
-            const int n = min((parts - head + size - 1) / size, FAN_IN);
+            int head, me, n;
+            group(i, size, parts, head, me, n);
             if (n == 1)
                 continue; // alone in its group: the sum goes on as it is
-            int *count = &s.counts[(key(head) * LEVELS + level) * CONSUMERS + wg];
-            const auto sum = [&](int member) { return slot<FN>(s, key(head + member * size), wg); };
+            const auto own = [&](int x) { return key(first, x) * cluster + rank; }; // this rank's slot and counts
+            int *count = &s.counts[(own(head) * LEVELS + level) * CONSUMERS + wg];
+            const auto sum = [&](int member) { return slot<FN>(s, own(head + member * size), wg); };
             const bool rows = __all_sync(0xffffffffu, m0 + wm < M); // no sums for a warp's rows below C (step 11)
             if (rows)
 #pragma unroll
@@ -683,29 +699,20 @@ static auto kernel_for(bool vec, bool split)
                : (split ? gemm_kernel<BN, false, true, CLUSTER_BLOCKS> : gemm_kernel<BN, false, false, CLUSTER_BLOCKS>);
 }
 
-extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                           const void *B, float beta, float *C)
+// The launch plan (see the header): the tile's width BN, blocks alone or in clusters of CLUSTER, whether tiles
+// are split, the clusters (a block alone: a cluster of one), and how many tiles (the first) are done whole, one per
+// cluster in turn.
+struct launch_plan {
+    int bn, cluster, units, whole;
+    bool split;
+};
+
+// Every choice of the launch that depends on the shape, for an M x N x K product on `sms` SMs whose rows of A and
+// of B start on sectors or not; fit() says how many clusters of CLUSTER fit on the GPU at once (0: none), asked only
+// where clusters may pay. A host function alone: make test checks its plans without a GPU (common/test_plan.cu).
+template <class Fit>
+static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, const Fit &fit_of)
 {
-    if (const int done = no_product(M, N, K, beta, C); done >= 0)
-        return done; // sizes out of range, or nothing to multiply (launch.cuh)
-    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
-    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
-    // which pays unless the other side is a tile or two across, as the product
-    // reads the copy once per row or column of tiles.
-    call_memory mem; // the copies' memory, this call's own (repack.cuh)
-    int lda, ldb;    // halves from one row of A, and of B, to the next
-    A = for_tma(A, M, K, lda, mem);
-    B = for_tma(B, K, N, ldb, mem);
-    if (!A || !B)
-        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
-    // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (step 11's header).
-    CUtensorMap map_a, map_b, map_last;
-    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
-        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
-        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const int tiles_k = (K + BK - 1) / BK;
     const auto rounds = [&](int tiles, int units) { return (tiles + units - 1) / units; }; // of whole tiles, one per unit
     const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
@@ -723,8 +730,6 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     // sectors, where the blocks over rows below C are at most an eighth of
     // all; else of one (see the header).
     const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
-    const bool a_sectors = lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // rows of A on sectors
-    const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
     const bool sectors = a_sectors && b_sectors;
     const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
     const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
@@ -735,27 +740,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
                         (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
     const bool few = 2 * rows * wide_n < sms, fewest = 16 * rows * wide_n <= sms; // under half, a sixteenth of a round
     const bool may_pair = pair && !narrow && (!few || !b_sectors || fewest);
-    // How many clusters of CLUSTER fit on the GPU at once: every kernel
-    // takes the same shared memory, a block per SM; none (blocks alone) if
-    // the GPU cannot say. A block may use more than 48 KB of shared memory
-    // only if asked; an error here makes the launch fail, which the caller
-    // sees.
-    const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
-    // Clusters of CLUSTER (attrs[0]) where the rule below takes them; the kernel may start beside zero_kernel
-    // where tiles are split (attrs[1]: programmatic dependent launch).
-    cudaLaunchAttribute attrs[2] = { { cudaLaunchAttributeClusterDimension },
-                                     { cudaLaunchAttributeProgrammaticStreamSerialization } };
-    attrs[0].val.clusterDim.x = CLUSTER, attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
-    attrs[1].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
-    int fit = 0;
-    if (may_pair) {
-        cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (cudaOccupancyMaxActiveClusters(&fit, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess) {
-            fit = 0;
-            cudaGetLastError(); // blocks alone: no error for the caller
-        }
-    }
+    const int fit = may_pair ? fit_of() : 0;
     // Rows of A and B off sectors: over half a round of blocks over tiles as wide as the clusters' (so that blocks
     // alone take that width too), and at most a round of clusters.
     const int cluster_bn = few ? BN_NARROW : BN_WIDE, cluster_n = (N + cluster_bn - 1) / cluster_bn; // the clusters' tiles
@@ -798,15 +783,72 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     const bool pays = split_pays(tiles, clusters) &&
                       (cluster == CLUSTER || (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill)),
                even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
+    // All the clusters that fit (fewer if C has fewer tiles and none is
+    // split, or each is cut in the same number of parts). No block waits for
+    // one that may not have started (the fixup, step 11's header): it
+    // finishes however many SMs other work holds.
+    const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
+    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
+    const int whole =
+        pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles;
+    return { bn, cluster, units, whole, pays };
+}
+
+extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
+                           const void *B, float beta, float *C)
+{
+    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+        return done; // sizes out of range, or nothing to multiply (launch.cuh)
+    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
+    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
+    // which pays unless the other side is a tile or two across, as the product
+    // reads the copy once per row or column of tiles.
+    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    int lda, ldb;    // halves from one row of A, and of B, to the next
+    A = for_tma(A, M, K, lda, mem);
+    B = for_tma(B, K, N, ldb, mem);
+    if (!A || !B)
+        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
+    // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (step 11's header).
+    CUtensorMap map_a, map_b, map_last;
+    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
+        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
+        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const bool a_sectors = lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // rows of A on sectors
+    const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
+    // Clusters of CLUSTER (attrs[0]) where the rule below takes them; the kernel may start beside zero_kernel
+    // where tiles are split (attrs[1]: programmatic dependent launch).
+    cudaLaunchAttribute attrs[2] = { { cudaLaunchAttributeClusterDimension },
+                                     { cudaLaunchAttributeProgrammaticStreamSerialization } };
+    attrs[0].val.clusterDim.x = CLUSTER, attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
+    attrs[1].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
+    // How many clusters of CLUSTER fit on the GPU at once: every kernel takes the same shared memory, a block per
+    // SM; none (blocks alone) if the GPU cannot say.
+    const auto fit = [&] {
+        int n = 0;
+        cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (cudaOccupancyMaxActiveClusters(&n, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess) {
+            n = 0;
+            cudaGetLastError(); // blocks alone: no error for the caller
+        }
+        return n;
+    };
+    const launch_plan how = plan(M, N, K, sms, a_sectors, b_sectors, fit);
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel =
-        cluster == CLUSTER ? (bn == BN_FIT    ? kernel_for<BN_FIT, CLUSTER>(vec, pays)
-                              : bn == BN_WIDE ? kernel_for<BN_WIDE, CLUSTER>(vec, pays)
-                                              : kernel_for<BN_NARROW, CLUSTER>(vec, pays))
-        : bn == BN_FIT     ? kernel_for<BN_FIT, 1>(vec, pays)
-        : bn == BN_WIDE    ? kernel_for<BN_WIDE, 1>(vec, pays)
-        : bn == BN_NARROW  ? kernel_for<BN_NARROW, 1>(vec, pays)
-                           : kernel_for<BN_NARROWEST, 1>(vec, pays);
+    const auto kernel = how.cluster == CLUSTER ? (how.bn == BN_FIT    ? kernel_for<BN_FIT, CLUSTER>(vec, how.split)
+                                                  : how.bn == BN_WIDE ? kernel_for<BN_WIDE, CLUSTER>(vec, how.split)
+                                                                      : kernel_for<BN_NARROW, CLUSTER>(vec, how.split))
+                        : how.bn == BN_FIT    ? kernel_for<BN_FIT, 1>(vec, how.split)
+                        : how.bn == BN_WIDE   ? kernel_for<BN_WIDE, 1>(vec, how.split)
+                        : how.bn == BN_NARROW ? kernel_for<BN_NARROW, 1>(vec, how.split)
+                                              : kernel_for<BN_NARROWEST, 1>(vec, how.split);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg hands registers between the warpgroups of a block that
     // starts with REGS each: with more, the consumers would not get theirs;
@@ -815,25 +857,19 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
-    // All the clusters that fit (fewer if C has fewer tiles and none is
-    // split, or each is cut in the same number of parts). No block waits for
-    // one that may not have started (the fixup, step 11's header): it
-    // finishes however many SMs other work holds.
-    const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
-    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
-    split s = { pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles };
     // Split tiles: two slots and two sets of counts per block, the counts zeroed by zero_kernel first (step 11).
-    const size_t keys = 2 * (size_t)units * cluster, counts = keys * LEVELS * CONSUMERS;
-    if (s.whole < tiles) {
+    const size_t keys = 2 * (size_t)how.units * how.cluster, counts = keys * LEVELS * CONSUMERS;
+    split s = { how.whole };
+    if (how.split) {
         s.partials = (float *)mem.take(keys * BM * BN_WIDE * sizeof(float) + counts * sizeof(int));
         if (!s.partials)
             return cudaGetLastError(); // as above
         s.counts = (int *)(s.partials + keys * BM * BN_WIDE);
         zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
     }
-    config.gridDim = dim3(units * cluster);
-    config.attrs = cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
-    config.numAttrs = (cluster == CLUSTER) + (s.whole < tiles);
+    config.gridDim = dim3(how.units * how.cluster);
+    config.attrs = how.cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
+    config.numAttrs = (how.cluster == CLUSTER) + how.split;
     cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, M, N, K, alpha, beta, C, s);
     return cudaGetLastError();
 }
