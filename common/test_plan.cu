@@ -58,7 +58,8 @@ auto plan_for(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, F fi
 {
     return plan(M, N, K, sms, a_sectors, b_sectors, fit);
 }
-// plan() of a step without: one plan whatever the alignment and the clusters (fit in the type, to be tried)
+// plan() of a step without: one plan whatever the alignment and the clusters (fit() in the return type only
+// makes this a template, so that the compiler tries the one that fits the step and drops the other)
 template <class F = fixed_fit>
 auto plan_for(int M, int N, int K, int sms, bool, bool, F fit) -> decltype(plan(M, N, K, sms + 0 * fit()))
 {
