@@ -994,7 +994,7 @@ else
         report_all
         # One at a time: the other kernel of the busy case holds the GPU's SMs.
         for s in ${runnable[@]+"${runnable[@]}"}; do
-            [ "$((10#${s:4:2}))" -ge "$library_sanitizer_from" ] && [ -x "$lib_dir/$s" ] || continue
+            [ "$(library_sanitized_for "$s")" -gt 0 ] && [ -x "$lib_dir/$s" ] || continue
             for tool in $library_sanitizer_runs; do
                 # shellcheck disable=SC2086 # the case holds several words
                 if library_sanitized_job "$tool" "$lib_dir/$s" $library_sanitizer_case; then
