@@ -28,7 +28,7 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 285.47 TFLOPS, 40.5% of cuBLAS GemmEx, 6.16x step 04
+ * Measured: 284.27 TFLOPS, 40.5% of cuBLAS GemmEx, 6.14x step 04
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"

@@ -50,7 +50,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory.
  *
- * Measured: 602.68 TFLOPS, 96.1% of cuBLAS GemmEx, 1.52x step 07
+ * Measured: 608.40 TFLOPS, 95.9% of cuBLAS GemmEx, 1.53x step 07
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"

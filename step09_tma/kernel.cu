@@ -53,7 +53,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 612.43 TFLOPS, 95.8% of cuBLAS GemmEx, 1.02x step 08
+ * Measured: 606.59 TFLOPS, 95.6% of cuBLAS GemmEx, 1.00x step 08
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"

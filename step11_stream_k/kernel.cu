@@ -307,7 +307,7 @@
  * plan's parts and fixup (common/test_plan.cu).
  *
  * At 4096^3 no tile is split and the launch is step 10's round.
- * Measured: 644.21 TFLOPS, 100.2% of cuBLAS GemmEx, 1.03x step 10
+ * Measured: 639.18 TFLOPS, 100.3% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"

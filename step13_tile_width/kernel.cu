@@ -125,7 +125,7 @@
  * epilogue's slice; a workspace of two slots and 2 LEVELS x CONSUMERS
  * counts per block, and zero_kernel first, when tiles are split (step 11).
  *
- * Measured: 642.53 TFLOPS, 100.1% of cuBLAS GemmEx, 1.03x step 12
+ * Measured: 632.92 TFLOPS, 99.5% of cuBLAS GemmEx, 1.00x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
  */
 #include "gemm.h"
