@@ -64,8 +64,8 @@
  * (OUT_N + OUT_PAD) floats; before it, a repack of A or B where TMA cannot
  * read it, as in step 09.
  *
- * Measured: 638.70 TFLOPS, 100.2% of cuBLAS GemmEx, 1.05x step 09
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
+ * Measured: 626.96 TFLOPS, 100.3% of cuBLAS GemmEx, 1.02x step 09
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
 #include "launch.cuh"
@@ -377,7 +377,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
-// False if the driver cannot describe it.
+// False if the driver cannot describe it. L2 fetches a missed line alone,
+// not with its neighbour: where rows do not start on lines, a box's row spans
+// two, and a 256-byte fetch would bring in lines no box needs.
 static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     decltype(&cuTensorMapEncodeTiled) encode = nullptr;
@@ -386,7 +388,7 @@ static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int 
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
     return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
                           steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
@@ -395,10 +397,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (const int done = no_product(M, N, K, beta, C); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
-    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
-    // which pays unless the other side is a tile or two across, as the product
-    // reads the copy once per row or column of tiles.
+    // An operand TMA cannot read is repacked first (repack.cuh: what it costs).
     call_memory mem; // the copies' memory, this call's own (repack.cuh)
     int lda, ldb;    // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
@@ -413,14 +412,11 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
+    // More than 48 KB of shared memory per block only if asked; an error here fails the launch, as the caller sees.
     const int smem = STAGES * STAGE_BYTES + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    // setmaxnreg hands registers between the warpgroups of a block that
-    // starts with REGS each: with more, the consumers would not get theirs;
-    // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
-    // with setmaxnreg all that __launch_bounds__ allows; check that it did.
+    // setmaxnreg assumes REGS per thread at the start (see the header): ptxas
+    // gives a kernel with setmaxnreg all that __launch_bounds__ allows; check.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
