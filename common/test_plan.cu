@@ -6,7 +6,7 @@
  * step with clusters (a plan with `cluster` and `units`) is asked for every
  * alignment of A's and B's rows and several counts of clusters that fit:
  *
- *   - the plan: a tile width wgmma takes and the slots hold, blocks alone or
+ *   - the plan: a tile width wgmma takes, blocks alone or
  *     clusters that fit, 1 to sms blocks in all, whole tiles in whole rounds
  *     of clusters (or blocks), split exactly when some tiles are not whole;
  *   - every k-tile of every tile multiplied by exactly one part;
@@ -73,8 +73,8 @@ static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, 
     const int units = units_of(how, 0), cluster = cluster_of(how, 0);
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + how.bn - 1) / how.bn;
     const int tiles = tiles_m * tiles_n, tiles_k = (K + BK - 1) / BK;
-    if (how.bn < 64 || how.bn > BN_WIDE || how.bn % 64 != 0)
-        return fail(M, N, K, sms, "a tile width that wgmma's n or the slots do not take");
+    if (how.bn < 64 || how.bn > 256 || how.bn % 64 != 0)
+        return fail(M, N, K, sms, "a tile width of whole lines of B that wgmma's n does not take");
     if (cluster != 1 && (cluster < 2 || cluster > 8 || units > fit))
         return fail(M, N, K, sms, "clusters of more blocks than the portable 8, or more clusters than fit");
     if (units < 1 || units * cluster > sms)

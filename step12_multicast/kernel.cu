@@ -10,192 +10,55 @@
  * TMA copy can write its box into the same place in several of them at
  * once (multicast), each block's mbarrier counting the bytes it got.
  * - A tile of C is now a cluster's: CLUSTER = 2 blocks of BM rows, one
- *   above the other (tile_origin; rank r takes rows r * BM of it). Both
- *   need the same k-tile of B: the block of rank r copies B's boxes r, r +
- *   2, ... into both blocks' stage (load_tiles), and its own box of A. Each
- *   block's full barrier counts the stage's bytes, from either block.
+ *   above the other (tile_origin). Both need the same k-tile of B: the
+ *   block of rank r copies B's boxes r, r + 2, ... into both blocks' stage
+ *   (load_tiles), and its own box of A. Each block's full barrier counts
+ *   the stage's bytes, from either block.
  * - A stage is free again only when the consumers of both blocks are done
  *   with it, since either producer writes into both: each consumer arrives
  *   on the empty barrier of every block of the cluster (mapa gives the
  *   address of the same barrier in the other block's shared memory), and
  *   that barrier counts 2 x CONSUMERS arrivals.
- * - Stream-K works on clusters as it did on blocks: the whole tiles and the
- *   shares go to clusters, and the partial sums of a split tile pass
- *   between the blocks of the same rank in two clusters, each its own slot
- *   and counts. gemm_launch asks the driver how many clusters fit at once
- *   (cudaOccupancyMaxActiveClusters): 66 of two on the 132 SMs of an
- *   H200. Where other work holds SMs, fewer run at once, and the fixup
- *   still ends, as in step 11: no block waits for one that may not have
- *   started.
  * - The cluster's blocks start only when both barriers exist and leave
  *   only when both are done (barrier.cluster): until its last k-tile each
  *   writes into the other's shared memory.
- * - Only where C is not narrow and has a round of 128 x 256 tiles or
- *   more, or half a round that the clusters split, or, off sectors, take
- *   in one round (next points; plan; with fewer, only where B is
- *   off sectors or C has the fewest tiles; on sectors, only where they
- *   split): a small product's few tiles are narrower and share little
- *   B, and so are a narrow C's (step 11's rule, for blocks alone: tiles
- *   128 wide where they cover at most four fifths of the columns, N up to
- *   128 or from 257 to 384). A cluster's tiles there would be 256 wide;
- *   over the 11 products of results/h200-2026-11-26/narrow.txt that the rule
- *   takes tiles 128 wide for, blocks alone ran 5% to 26% faster than
- *   clusters of wide tiles, but for 20000 x 376 x 3000, whose rows of A
- *   and B start off sectors: 7% slower there. Where the rows of tiles
- *   do not pair up, the last row of clusters has a block whose rows
- *   are all below C: it reads no A and stores nothing, a row of tiles
- *   more to multiply. That pays where rows of A or
- *   B do not start on 32-byte sectors (below) and those blocks are at most
- *   an eighth of all. Elsewhere the kernel has clusters of one and is step
- *   11's. Tried with clusters of one over odd rows, at 5400^3 (43 rows of
- *   tiles, 10800-byte rows):
- *   Measured (scripts/try.sh 12 odd, NVIDIA H200, CUDA 13.0, 2026-11-24):
- *   tried 496.58 TFLOPS (83.7% of cuBLAS), as is 575.68 (97.7%).
- *   And with clusters over odd rows where rows start on sectors too, at
- *   1152 x 8192 x 8192 (9 rows of tiles, 10 of blocks):
- *   Measured (scripts/try.sh 12 aligned, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 567.65 TFLOPS (88.7% of cuBLAS), as is 609.43 (96.6%).
- * - Clusters split tiles even where C has fewer than clusters
- *   (plan). With half a round of wide tiles to a round, step 11's
- *   blocks split them only where their shares pay with each k-tile a third
- *   longer (its header: fill); elsewhere they run one round of whole tiles
- *   and leave the other SMs idle. A cluster's stage costs L2 a third less,
- *   and where split_pays holds over the clusters, the shares pay: 1536 x
- *   1536 x 4096 is 72 tiles of 128 x 256, 64 k-tiles each on 72 SMs, or 36
- *   of 256 x 256 in shares of 34-35 k-tiles over 66 clusters
- *   (results/h200-2026-11-25/clusters_half_round.txt). Where the clusters
- *   would not split them, clusters of one stay, whose blocks run the same
- *   round of tiles faster (2048^3: 128 tiles of 128 x 256, or 64 of 256 x
- *   256 for 66 clusters; the README's Try-it). Tried with clusters only
- *   where C has a round of wide tiles, at 1536 x 1536 x 4096:
- *   Measured (scripts/try.sh 12 round, NVIDIA H200, CUDA 13.0, 2026-11-25):
- *   tried 430.95 TFLOPS (72.7% of cuBLAS), as is 475.01 (82.2%).
- *   Nor do clusters keep step 11's rounds where C has more tiles than
- *   clusters and the last round would be more than three fifths full (its
- *   header): with a stage a third cheaper in L2, the shares stayed ahead
- *   there, by 0.8 to 0.9 points of cuBLAS at 6144^3 and 4096 x 12288 x
- *   4096 (last rounds of 48 and 42 cluster tiles for 66 clusters) and
- *   level at 7000^3 (58), against step 11's rule in clusters too
- *   (results/h100-2026-11-26/clusters_last_round.txt). Since step 11
- *   takes the last full round whole where the tiles after it leave shares
- *   of FIXUP_K_TILES k-tiles or more, only those 48 and 42 tiles are split
- *   there, after 8 and 11 rounds; both products ran level with before in
- *   % of cuBLAS (results/h200-2026-11-26/shapes_rule.txt against
- *   shapes_hold.txt).
- * - Where the rows of A and B all start on sectors, only where the
- *   clusters split tiles (plan: sectors). There L2 keeps up with
- *   blocks alone, and in whole rounds the two blocks of a cluster only
- *   wait for each other at every stage. Over 17 such products, 12 drawn
- *   at random, blocks alone ran 0.7 points of cuBLAS ahead on average,
- *   from 0.8 behind to 3.4 ahead, and at 4096^3 at 100.2% of cuBLAS to
- *   the clusters' 99.7% (results/h200-2026-11-26/sectors.txt; step 13
- *   there: 0.9 ahead). Where rows start on sectors only in a repack's
- *   copy, clusters ran 0.5% to 1.1% faster in TFLOPS on four of five
- *   products (4095^3, 4096 x 4096 x 4100) and 0.6% slower on one, in
- *   step 13 (results/h200-2026-11-26/repacked.txt): the rule gives that up.
- *   Tried with clusters there too, at 4096 x 4096 x 512:
- *   Measured (scripts/try.sh 12 sectors, NVIDIA H200, CUDA 13.0,
- *   2026-11-26): tried 418.78 TFLOPS (99.6% of cuBLAS), as is 425.41
- *   (103.1%).
- * - With under half a round of wide tiles (plan: few), clusters only
- *   where rows of B start off sectors (or C has the fewest tiles: the next
- *   point) and the clusters split the tiles, which are then 128 wide (256 x
- *   128 a cluster): twice as many tiles to split as wide ones, each partial
- *   sum half the bytes, as step 11's blocks halve them. Off sectors L2's
- *   requests set the pace even over few tiles, and blocks alone read each
- *   box of B, five sectors for every other row, once for every row of
- *   tiles; a cluster, once for two. Over 10 such products, 200 to 2008 wide
- *   and 5000 to 40000 deep, clusters ran 1.18 to 1.40 times as fast as
- *   blocks alone, in two processes of each (1000 x 1000 x 20000: 33%;
- *   results/h100-2026-11-26/few_clusters.txt), and over 9 more drawn at
- *   random, 1.07 to 1.43 times (random_few.txt beside it). Where only A's
- *   rows start off sectors, which a cluster reads as blocks alone do,
- *   clusters ran 5% and 6% slower on two of three products, and where rows
- *   start on sectors, from 3% slower (1024 x 2048 x 8192) to 13% faster
- *   (768 x 768 x 32768), three of seven slower: blocks alone stay there.
- *   Tried with blocks alone where B is off sectors too, at 1000 x 1000 x
- *   20000:
- *   Measured (scripts/try.sh 12 few, NVIDIA H100 80GB HBM3, CUDA 13.0,
- *   2026-11-26): tried 363.32 TFLOPS (67.8% of cuBLAS), as is 496.33 (95.2%).
- * - Clusters over the fewest tiles wherever rows pair up (gemm_launch:
- *   fewest): at most a sixteenth of a round of wide tiles (8 for 132 SMs),
- *   so that each tile of a cluster is cut in 8 parts or more. There the
- *   reads of A and B from memory set the pace, not the SMs (step 11's
- *   header: 64 blocks ran 256 x 256 x 131072 as fast as 132), and a cluster
- *   asks for each box of B once for two blocks. On the H200, over 17 such
- *   products whose rows of B start on sectors (of A too on 12), 256 to 1024
- *   tall and 8192 to 131072 deep, clusters ran 1% to 14% faster (256 x 256
- *   x 131072: 7%; 512 x 512 x 8192, shares of 16 k-tiles: 1%); over 11 with
- *   more tiles, from 5% slower (1536 x 512 x 16384) to 11% faster (768 x
- *   768 x 32768), 7 of them slower
- *   (results/h200-2026-11-27/fewest_clusters.txt). Tried with blocks alone
- *   there, at 512 x 512 x 32768:
- *   Measured (scripts/try.sh 12 fewest, NVIDIA H200, CUDA 13.0, 2026-11-27):
- *   tried 381.03 TFLOPS (75.2% of cuBLAS), as is 424.40 (84.5%).
- * - Whole tiles in one round of clusters where rows of A and B both start
- *   off sectors (plan: one_round): C has over half a round of tiles
- *   as wide as the clusters take them (128 under half a round of wide
- *   tiles, else 256), counted in blocks, and at most a round of the
- *   clusters' tiles. Blocks alone take the same tiles there, in one round
- *   too, and each reads its own boxes of B, five sectors for every other
- *   row; a cluster reads them once for two blocks. Over 34 such products,
- *   720 to 3168 tall, 632 to 2840 wide and 552 to 5976 deep, 30 drawn at
- *   random, clusters ran from 4.3% slower (1544 x 824 x 872) to 18%
- *   faster (1232 x 2840 x 2232) than blocks alone in step 12, 24 of them
- *   2% faster or more, and from 5.6% slower to 19.5% faster in step 13, 27
- *   of them 2% faster or more (results/h200-2026-11-27/one_round.txt).
- *   Where rows of B alone start off sectors, clusters ran up to 24%
- *   slower (1296 x 1496 x 592), 7 of 8 products slower; where rows of A
- *   alone, 4% to 7% slower on all 4; where blocks alone take narrower
- *   tiles (1288^3: 121 of 128 x 128, or 36 of 256 x 256 in clusters) or
- *   the clusters' tiles take two rounds (1080 x 1752 x 1288: 70 for 66
- *   clusters), 18% and 19% slower: blocks alone stay there. Tried with
- *   blocks alone, at 1800^3:
- *   Measured (scripts/try.sh 12 oneround, NVIDIA H200, CUDA 13.0,
- *   2026-11-27): tried 354.06 TFLOPS (80.6% of cuBLAS), as is 407.49 (93.4%).
- * - B read in place (gemm_launch), where step 11 copies it onto whole
- *   lines (rows of A and B off sectors, C 32 tiles tall: its header). In a
- *   cluster each box of B comes from L2 once for two blocks, so its rows'
- *   fifth sectors cost half as much, and the copy's read and write of B
- *   more than it saves: of 9 products step 11 copies B for, step 12 ran
- *   2% to 8% slower with the copy on 8, and 7% faster on 13192 x 184 x
- *   4184, whose 104 tiles it runs in clusters of one
- *   (results/h200-2026-11-26/copy_b.txt, its second part). Tried with
- *   step 11's copy, at 5000^3:
- *   Measured (scripts/try.sh 12 copy, NVIDIA H200, CUDA 13.0, 2026-11-26):
- *   tried 549.56 TFLOPS (89.3% of cuBLAS), as is 580.25 (95.3%).
+ * - Stream-K works on clusters as it did on blocks: the whole tiles and the
+ *   shares go to clusters, and the partial sums of a split tile pass
+ *   between the blocks of the same rank in two clusters. gemm_launch asks
+ *   the runtime how many clusters fit at once (cudaOccupancyMaxActiveClusters:
+ *   66 on an H200); where other work holds SMs fewer run at once, and the
+ *   fixup still ends: no block waits for one that may not have started.
+ * - The planner weighs step 11's candidates on blocks alone and on the
+ *   clusters that fit. In a cluster a block reads half of B's k-tile from
+ *   L2, but waits for the slower of the two at every stage (CLUSTER_US). A
+ *   row of A or B that does not start on a 32-byte sector costs L2 more
+ *   per byte (OFF_SECTOR): a 128-byte row of a box then touches five
+ *   sectors in two lines, not four in one. So clusters win where L2 sets
+ *   the pace, as with rows off sectors (3000^3, 5000^3: 16 bytes past),
+ *   and lose a little where the tensor cores do (4096^3).
  *
  * Why it is faster: L2 sends each k-tile of B once for two blocks, so a
  * cluster's stage costs 64 KB of L2 traffic where two blocks took 96 KB.
- * That pays where L2, not the tensor cores, sets the pace: where rows of A
- * and B do not start on 32-byte sectors (3000^3, 5000^3: 16 bytes past), a
- * 128-byte row of a box touches five sectors in two lines, not four in one.
- * Tried with clusters of one, at 5000^3:
- * Measured (scripts/try.sh 12 single, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 480.27 TFLOPS (79.0% of cuBLAS), as is 576.93 (95.5%).
  *
  * What limits it now: writing C. At 3000^3 each block stores two or three
  * tiles of 128 KB, the last of them when every other block stores its
  * own, through the L2 that also feeds the stages. Tried with the stores
  * left out (wrong results: the time of everything else), at 3000^3:
- * Measured (scripts/try.sh 12 nostores, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 557.21 TFLOPS (97.0% of cuBLAS), as is 495.74 (88.5%).
- * cuBLAS, at 3000^3, runs clusters of two with 192 x 192 tiles
- * (results/h200-2026-11-24/profile_cublas_3000.txt): 128 tiles, none
- * split. Step 13 takes tiles 192 wide where they fill the rounds, and
- * leaves out the partial sums of split tiles, which every block adds at
- * the end, when it stores its last tile.
+ * Measured (scripts/try.sh 12 nostores, NVIDIA H200, CUDA 13.0, 2026-11-28):
+ * tried 593.15 TFLOPS (90.8% of cuBLAS), as is 511.83 (82.4%).
+ * And the tile: 256 columns of a cluster's tile where C has few tiles or
+ * is narrow are a round that leaves SMs idle, or columns of zeros. Step
+ * 13 chooses the tile's width.
  *
  * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
- * fit at once (fewer if C has fewer tiles), or one block per SM as in step
- * 11; THREADS threads, STAGE_SPACE bytes of dynamic shared memory and the
- * epilogue's slice; a workspace of two slots and 2 LEVELS x CONSUMERS
- * counts per block, and zero_kernel first, when tiles are split (step 11).
- * plan() takes the clusters that fit as an input, as step 11's takes the
- * SMs, so make test walks its plans on the CPU too.
+ * fit at once (fewer if C has fewer tiles), or blocks alone as in step 11
+ * (plan); THREADS threads, STAGES * STAGE_BYTES of dynamic shared memory
+ * and the epilogue's slice; a workspace and zero_kernel first where tiles
+ * are split (step 11). plan() takes the clusters that fit as an input, so
+ * make test walks its plans on the CPU too.
  *
- * Measured: 632.82 TFLOPS, 99.8% of cuBLAS GemmEx, 0.99x step 11
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
+ * Measured: 636.24 TFLOPS, 100.1% of cuBLAS GemmEx, 0.99x step 11
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
 #include "launch.cuh"
@@ -207,18 +70,15 @@
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
-// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (plan)
-constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
-static_assert(BN_WIDE == 2 * BN_NARROW && BN_NARROW == 2 * BN_NARROWEST, "BN halves: the narrowest's checks hold for all");
+constexpr int BN = 256; // columns of C per block
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
-constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 6 or 8 (BN 256, 128, 64)
+constexpr int STAGES = 4; // tiles in shared memory
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
 constexpr int CLUSTER = 2; // blocks in a cluster, the most (plan)
-constexpr int SECTOR = 32; // bytes: L2 reads and writes memory in sectors
 // The epilogue's pass: OUT_N columns of the tile, each row padded so that
 // the 4 rows a half-warp writes start in different banks.
 constexpr int OUT_N = 32, OUT_PAD = 8;
-constexpr int WGMMA_M = 64, WGMMA_K = 16; // wgmma.m64nBNk16
+constexpr int WGMMA_M = 64, WGMMA_N = BN, WGMMA_K = 16; // wgmma.m64n256k16
 constexpr int MMA_M = 16, MMA_N = 8; // a warp's accumulators come in mma.sync's 16 x 8 tiles
 
 constexpr int WARP_SIZE = 32;
@@ -226,12 +86,17 @@ constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
-// When splitting pays (see the header; split_pays in plan): the SMs a last round of whole tiles leaves idle
-// must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
-constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
-// The fixup's groups: four parts, summed ((0 + 1) + 2) + 3, whose count adds 1 per part there; LEVELS of groups,
-// more than any grid needs (FAN_IN^LEVELS = 2^32 parts).
+// The fixup's groups of four parts, summed ((0 + 1) + 2) + 3; LEVELS of groups, more than any grid needs (2^32 parts).
 constexpr int FAN_IN = 4, LEVELS = 16;
+constexpr double MMA_FLOPS_US = 6.6e6; // the planner's cost model (see the header): flops per us per SM, at load
+constexpr double K_TILE_US = 0.06;     // and a k-tile's own time: its barriers, wgmma's fence, commit and wait
+constexpr double L2_BYTES_US = 10.0e6; // bytes per us from L2 to all SMs together
+constexpr double HBM_BYTES_US = 4.0e6; // bytes per us to and from memory
+constexpr double FIXUP_US = 10.0;      // a level of the fixup, 128 x 256 sums written, read by the last of four
+constexpr double L2_SIZE = 50e6;       // bytes of L2 (H100, H200): operands that fit are read from memory once
+constexpr double OVERLAP = 4;          // times that hide each other in part: their 4-norm (the max: the inf-norm)
+constexpr double CLUSTER_US = 0.1;     // a cluster's k-tile waits for the slower of its blocks
+constexpr double OFF_SECTOR = 1.6;     // L2's cost per byte of a row off 32-byte sectors, against one on them
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -242,19 +107,16 @@ constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
 constexpr int REGS = 65536 / THREADS / 8 * 8;
 constexpr int PRODUCER_REGS = 40;
 constexpr int CONSUMER_REGS = (REGS * (1 + CONSUMERS) - PRODUCER_REGS) / CONSUMERS / 8 * 8;
+constexpr int FN = WGMMA_N / MMA_N;                    // 16 x 8 tiles per warp
 constexpr int LINE_N = LINE_PIECES * PIECE;            // halves per line: B's columns in one column of lines
 constexpr int KSLICES = BK / WGMMA_K;                  // wgmma per k-tile
-// The bytes of one stage: a tile of A (a_rows of it) and one of B, bn columns wide.
-__host__ __device__ constexpr int stage_bytes(int bn, int a_rows = BM)
-{
-    return (a_rows * BK + BK * bn) * (int)sizeof(__half);
-}
+constexpr int STAGE_BYTES = (BM * BK + BK * BN) * (int)sizeof(__half); // a tile of A and one of B
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
 
-static_assert(BK == LINE_N && BN_NARROWEST % LINE_N == 0 && BM % WGMMA_M == 0,
+static_assert(BK == LINE_N && BN % LINE_N == 0 && BM % WGMMA_M == 0,
               "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
-static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROWEST) % SWIZZLE_ATOM == 0, "tiles start on atoms");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && STAGE_BYTES % SWIZZLE_ATOM == 0, "tiles start on atoms");
 
 __device__ uint32_t smem_addr(const void *p)
 {
@@ -336,7 +198,7 @@ __device__ uint64_t descriptor(const __half *p, int leading_bytes, int stride_by
 }
 
 // Waits until at most PENDING of this warpgroup's wgmma groups are in flight.
-template <int PENDING, int FN>
+template <int PENDING>
 __device__ void wgmma_wait(float (&d)[FN][4])
 {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" : : "n"(PENDING) : "memory");
@@ -353,7 +215,7 @@ __device__ void wgmma_wait(float (&d)[FN][4])
 
 // d += a * b, issued by the whole warpgroup: A 64 x 16 (K-major), B 16 x 256
 // (N-major, read transposed: the last 1), D 64 x 256 float (kept: the first 1).
-__device__ void wgmma_64xNx16(float (&d)[BN_WIDE / MMA_N][4], uint64_t a, uint64_t b)
+__device__ void wgmma_64x256x16(float (&d)[FN][4], uint64_t a, uint64_t b)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
@@ -368,31 +230,6 @@ __device__ void wgmma_64xNx16(float (&d)[BN_WIDE / MMA_N][4], uint64_t a, uint64
                    D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15),
                    D4(16), D4(17), D4(18), D4(19), D4(20), D4(21), D4(22), D4(23),
                    D4(24), D4(25), D4(26), D4(27), D4(28), D4(29), D4(30), D4(31)
-                 : "l"(a), "l"(b));
-}
-
-// The same with B 16 x 128 and D 64 x 128: half the accumulators.
-__device__ void wgmma_64xNx16(float (&d)[BN_NARROW / MMA_N][4], uint64_t a, uint64_t b)
-{
-    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
-                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, "
-                 "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "
-                 "%59, %60, %61, %62, %63"
-                 "}, %64, %65, 1, 1, 1, 0, 1;\n"
-                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7),
-                   D4(8), D4(9), D4(10), D4(11), D4(12), D4(13), D4(14), D4(15)
-                 : "l"(a), "l"(b));
-}
-
-// And with B 16 x 64 and D 64 x 64: a quarter of them.
-__device__ void wgmma_64xNx16(float (&d)[BN_NARROWEST / MMA_N][4], uint64_t a, uint64_t b)
-{
-    asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
-                 "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-                 "}, %32, %33, 1, 1, 1, 0, 1;\n"
-                 : D4(0), D4(1), D4(2), D4(3), D4(4), D4(5), D4(6), D4(7)
                  : "l"(a), "l"(b));
 }
 
@@ -436,16 +273,15 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
 // thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
-// their bytes (a_rows of A's BM rows: see gemm_launch). The blocks of a
-// cluster need the same tile of B: the block of rank r copies boxes r,
-// r + cluster, ... into every block's stage.
-template <int BN>
+// their bytes. The blocks of a cluster need the same tile of B: the block of
+// rank r copies boxes r, r + cluster, ... into every block's stage. A block
+// whose rows all lie below C (the last of a cluster) copies no A.
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
-                           const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows, int cluster)
+                           const CUtensorMap *map_b, int m0, int n0, int k0, int M, int cluster)
 {
     if (threadIdx.x == 0) {
-        mbar_arrive_expect(bar, stage_bytes(BN, a_rows));
-        if (a_rows > 0) // none below C
+        mbar_arrive_expect(bar, STAGE_BYTES - (m0 < M ? 0 : BM * BK * (int)sizeof(__half)));
+        if (m0 < M)
             tma_load(As, map_a, k0, m0, bar);
 #pragma unroll
         for (int j = 0; j < BN / LINE_N; ++j)
@@ -456,12 +292,10 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
     }
 }
 
-// The top-left element of this block's rows of tile number `tile` of C (a
-// tile: cluster x BM rows, BM for each block of the cluster, in rank order).
-// A row of the numbering is GROUP_M tile rows, numbered down its columns, so
-// that the tiles in flight share more of A and B in L2 (the last row may
-// have fewer).
-template <int BN>
+// The top-left element of tile number `tile` of C. A row of the numbering
+// is GROUP_M tile rows, numbered down its columns, so that the tiles in
+// flight share more of A and B in L2 (the last row may have fewer).
+// A tile is cluster x BM rows: this block's are BM of them, in rank order.
 __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int &m0, int &n0)
 {
     const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
@@ -471,18 +305,16 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
     n0 = in_group / group_rows * BN;
 }
 
-// How the work is shared out (see the header): tiles 0 .. whole - 1 whole, one
-// per cluster in turn as in step 10; the others' k-tiles in a share per cluster,
-// cut into parts where tiles end, whose sums the fixup adds through slots and counts.
+// The work (see the header): tiles 0 .. whole - 1 whole, as in step 10; the others' k-tiles in a share per cluster.
 struct split {
     int whole;
-    float *partials; // two slots of BM x BN_WIDE floats per block (see key in the fixup)
+    float *partials; // two slots of BM x BN floats per block (see key)
     int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
 };
 
-// Part p of cluster b's work (of `blocks` clusters; a block alone is a cluster of one): tile `tile` of C, k-tiles
-// k0 .. k1 - 1; false past its last part. Its whole tiles first; then, of its share, the tiles in the middle, the
-// end of the first tile, the start of the last (see the header for why this order).
+// Part p of cluster b's work (of `blocks` clusters; a block alone is a cluster of one): tile `tile`, k-tiles
+// k0 .. k1 - 1; false past the last. Whole tiles first, then of its share the tiles in the middle, the end of the
+// first tile, the start of the last (see the header).
 template <bool SPLIT>
 __host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
 {
@@ -490,15 +322,14 @@ __host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, in
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
     }
-    // cluster u's share starts at split k-tile u * split_k_tiles / blocks (tile `whole` at 0)
+    // b's share: split k-tiles first .. end - 1 (tile `whole` starts at 0), in tiles first_t .. last_t; q: the part
     const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
     const long long first = b * split_k_tiles / blocks, end = (b + 1) * split_k_tiles / blocks;
-    // the share's first and last tile, counted among the split tiles; q: this part of the share
     const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
     const int q = p - (whole - b + blocks - 1) / blocks, count = last_t - first_t + 1;
     if (!SPLIT || first >= end || q >= count)
         return false;
-    const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
+    const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t; // the middle, first, last
     k0 = (int)max(first - (long long)t * tiles_k, 0LL);
     k1 = (int)min(end - (long long)t * tiles_k, (long long)tiles_k);
     tile = whole + t;
@@ -506,49 +337,21 @@ __host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, in
 }
 
 // The share (cluster) that holds split k-tile x, of `blocks` shares: the last whose share starts at x or before.
-__host__ __device__ int share_of(long long x, int blocks, long long split_k_tiles)
-{
-    return (int)(((x + 1) * blocks - 1) / split_k_tiles);
-}
+__host__ __device__ int share_of(long long x, int blocks, long long all) { return ((x + 1) * blocks - 1) / all; }
 
-// Part i's group in the fixup, at the level where each member holds the sum of `size` parts of a tile in `parts`:
-// the group's first part `head`, i's place `me` in it, and its `n` members.
+// Part i's group in the fixup where each member holds `size` parts' sum: its first part head, i's place me, n members.
 __host__ __device__ void group(int i, int size, int parts, int &head, int &me, int &n)
-{
-    head = i & -(size * FAN_IN), me = (i - head) / size, n = min((parts - head + size - 1) / size, FAN_IN);
-}
+{ head = i & -(size * FAN_IN), me = (i - head) / size, n = min((parts - head + size - 1) / size, FAN_IN); }
 
-// The slots and counts of part x of a tile whose parts start at cluster `first`: cluster first + x's, and for
-// x = 0 the cluster's second ones (it may be part x > 0 of another tile); a block's own are key * cluster + rank.
-__host__ __device__ int key(int first, int x)
-{
-    return 2 * (first + x) + (x == 0);
-}
+// The slot and counts of part x of a tile whose parts start at cluster `first` (x = 0: the cluster's second ones);
+// a block's own are key * cluster + rank.
+__host__ __device__ int key(int first, int x) { return 2 * (first + x) + (x == 0); }
 
-// Slot u (key u: see the fixup), this consumer's 64 rows of it: its thread's float4 of
-// 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
-template <int FN>
-__device__ float4 *slot(const split &s, int u, int wg)
-{
-    return reinterpret_cast<float4 *>(s.partials) + ((size_t)u * CONSUMERS + wg) * FN * WARPGROUP +
-           threadIdx.x % WARPGROUP;
-}
-
-__device__ void add(float (&acc)[4], float4 v) { acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w; }
-
-// The threads of consumer warpgroup wg wait for each other (barrier 0: __syncthreads's).
-__device__ void warpgroup_sync(int wg)
-{
-    asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
-}
-
-template <int BN, bool VEC, bool SPLIT, int CLUSTER_BLOCKS>
+template <bool VEC, bool SPLIT, int CLUSTER_BLOCKS>
 __global__ void __launch_bounds__(THREADS, 1)
-gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_last,
-            const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha, float beta,
-            float *__restrict__ C, split s)
+gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+            int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
 {
-    constexpr int STAGES = STAGE_SPACE / stage_bytes(BN); // tiles in shared memory
     extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
     __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
@@ -564,12 +367,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     // the consumer warpgroup (-1: the producer); a consumer warp's rows of D
     const int wg = threadIdx.x / WARPGROUP - 1, wm = (warp - WARPGROUP / WARP_SIZE) * MMA_M;
     const int tiles_k = (K + BK - 1) / BK;
-    constexpr int FN = BN / MMA_N; // 16 x 8 tiles per warp
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: the cluster's consumers
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&full[s])));
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(cluster * CONSUMERS));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                         : : "r"(smem_addr(&empty[s])), "n"(cluster * CONSUMERS));
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" : : : "memory");
     }
@@ -585,12 +388,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         int tile, k0, k1;
         for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
-            tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
+            tile_origin(tile, tiles_m, tiles_n, cluster, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
                 const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t; // a piece of a tile: from its last k-tile down
-                load_tiles<BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], m0 + BM > M ? &map_last : &map_a,
-                               &map_b, m0, n0, k * BK, max(min(M - m0, BM), 0), cluster);
+                load_tiles(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], &map_a, &map_b, m0, n0, k * BK, M,
+                           cluster);
             }
         }
         // Wait until the consumers have released every stage, when each copy
@@ -607,7 +410,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     int tile, k0, k1;
     for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
         int m0, n0;
-        tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
+        tile_origin(tile, tiles_m, tiles_n, cluster, m0, n0);
         float acc[FN][4] = {};
         if constexpr (SPLIT) // with the fixup, whose adds write acc: the zeros before the first wgmma (ptxas: C7515)
             wgmma_wait<0>(acc);
@@ -618,7 +421,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
 #pragma unroll
             for (int s = 0; s < KSLICES; ++s)
-                wgmma_64xNx16(acc,
+                wgmma_64x256x16(acc,
                                 descriptor(&As[n % STAGES][wg * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                                 descriptor(&Bs[n % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
                                            SWIZZLE_ATOM));
@@ -636,10 +439,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int r = 0; r < cluster; ++r)
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
-        // ---- fixup (see the header): the parts of a tile (part i: this rank's block in the tile's i-th
-        // cluster) meet in groups of up to FAN_IN, then the groups in groups, ... Each part of a group leaves its
-        // sum and counts itself; the last to count adds the group's sums and goes on, the others stop. The part
-        // that ends with the sum of them all stores the tile.
+        // ---- fixup (see the header): groups of FAN_IN parts, then of groups; the last of each adds, goes on, stores.
+        // Part i of a tile: this rank's block in the tile's i-th cluster.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? u : share_of(first_k, units, split_k_tiles), i = u - first;
@@ -655,22 +456,23 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 continue; // alone in its group: the sum goes on as it is
             const auto own = [&](int x) { return key(first, x) * cluster + rank; }; // this rank's slot and counts
             int *count = &s.counts[(own(head) * LEVELS + level) * CONSUMERS + wg];
-            const auto sum = [&](int member) { return slot<FN>(s, own(head + member * size), wg); };
-            const bool rows = __all_sync(0xffffffffu, m0 + wm < M); // no sums for a warp's rows below C (step 11)
+            const auto sum = [&](int member) { // its slot, our rows: 16 x 8 tile j's float4s at j * WARPGROUP
+                const size_t x = (size_t)own(head + member * size) * CONSUMERS + wg;
+                return reinterpret_cast<float4 *>(s.partials) + x * FN * WARPGROUP + threadIdx.x % WARPGROUP;
+            };
+            const bool rows = __all_sync(~0u, m0 + wm < M); // a warp's rows in C (a vote: ptxas sees it is uniform)
             if (rows)
 #pragma unroll
                 for (int j = 0; j < FN; ++j)
                     __stcg(sum(me) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
             __threadfence(); // the sum is in L2, where other SMs read, before the count says so
-            warpgroup_sync(wg);
+            asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory"); // the warpgroup's sums
             if (threadIdx.x % WARPGROUP == 0) // acq_rel: the last sees every sum counted before its own
                 asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n"
                              : "=r"(arrived[wg]) : "l"(count) : "memory");
-            warpgroup_sync(wg);
+            asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory"); // and its count
             stopped = arrived[wg] != n - 1;
-            // The last adds the group's sums in order, ((0 + 1) + 2) + 3, whoever it is: from its own if it is 0
-            // or 1 (float addition is commutative), else from 0's. A pass over the tile per slot, so that the
-            // pass's loads are in flight together.
+            // The last adds the sums in order, ((0 + 1) + 2) + 3: from its own if it is 0 or 1, else from 0's (header).
             if (rows && !stopped && me >= 2)
 #pragma unroll
                 for (int j = 0; j < FN; ++j) {
@@ -678,10 +480,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                     acc[j][0] = v.x, acc[j][1] = v.y, acc[j][2] = v.z, acc[j][3] = v.w;
                 }
             for (int m = 1; rows && !stopped && m < n; ++m) {
-                const float4 *p = sum(m == 1 && me == 1 ? 0 : m);
+                const float4 *q = sum(m == 1 && me == 1 ? 0 : m);
 #pragma unroll
-                for (int j = 0; j < FN; ++j)
-                    add(acc[j], __ldcg(p + j * WARPGROUP));
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = __ldcg(q + j * WARPGROUP);
+                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                }
             }
         }
         if (stopped)
@@ -695,7 +499,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         using V = std::conditional_t<VEC, float4, float>;
         constexpr int W = sizeof(V) / sizeof(float), ROW = OUT_N / W; // a row's lanes
         const int g = lane / QUAD, tc = lane % QUAD * 2, c = lane % ROW * W;
-        float (*out)[OUT_N + OUT_PAD] = reinterpret_cast<float (*)[OUT_N + OUT_PAD]>(smem + STAGE_SPACE) + wm;
+        float (*out)[OUT_N + OUT_PAD] = reinterpret_cast<float (*)[OUT_N + OUT_PAD]>(smem + STAGES * STAGE_BYTES) + wm;
 #pragma unroll
         for (int c0 = 0; c0 < BN; c0 += OUT_N) {
 #pragma unroll
@@ -719,8 +523,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
-// False if the driver cannot describe it.
-// L2 fetches a missed line alone, not with its neighbour, which a box may not need (see the header).
+// False if the driver cannot describe it. L2 fetches a missed line alone,
+// not with its neighbour: where rows do not start on lines, a box's row spans
+// two, and a 256-byte fetch would bring in lines no box needs.
 static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     decltype(&cuTensorMapEncodeTiled) encode = nullptr;
@@ -732,8 +537,7 @@ static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int 
                           CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// The fixup's counts at zero, before the kernel that counts them: it starts as soon as this one has (programmatic
-// dependent launch: gemm_launch) and waits for it only at its first fixup (griddepcontrol.wait).
+// The fixup's counts at zero; the kernel starts beside it (gemm_launch) and waits for it at its first fixup.
 __global__ void zero_kernel(int *counts, int n)
 {
     asm volatile("griddepcontrol.launch_dependents;\n" : : : "memory");
@@ -741,93 +545,75 @@ __global__ void zero_kernel(int *counts, int n)
         counts[i] = 0;
 }
 
-// gemm_kernel for tiles BN wide in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles (SPLIT) or not.
-template <int BN, int CLUSTER_BLOCKS>
+// gemm_kernel in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles or not.
+template <int CLUSTER_BLOCKS>
 static auto kernel_for(bool vec, bool split)
 {
-    return vec ? (split ? gemm_kernel<BN, true, true, CLUSTER_BLOCKS> : gemm_kernel<BN, true, false, CLUSTER_BLOCKS>)
-               : (split ? gemm_kernel<BN, false, true, CLUSTER_BLOCKS> : gemm_kernel<BN, false, false, CLUSTER_BLOCKS>);
+    return vec ? (split ? gemm_kernel<true, true, CLUSTER_BLOCKS> : gemm_kernel<true, false, CLUSTER_BLOCKS>)
+               : (split ? gemm_kernel<false, true, CLUSTER_BLOCKS> : gemm_kernel<false, false, CLUSTER_BLOCKS>);
 }
 
-// The launch plan (see the header): the tile's width BN, blocks alone or in clusters of CLUSTER, whether tiles
-// are split, the clusters (a block alone: a cluster of one), and how many tiles (the first) are done whole, one per
-// cluster in turn.
-struct launch_plan {
-    int bn, cluster, units, whole;
-    bool split;
-};
+// How many clusters of CLUSTER fit on the GPU at once, launched by `config` (the runtime's occupancy query); none
+// if it cannot say: blocks alone, and no error for the caller.
+static int clusters_that_fit(const cudaLaunchConfig_t &config)
+{
+    int n = 0;
+    const auto kernel = kernel_for<CLUSTER>(true, true); // every kernel takes the same shared memory, a block per SM
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)config.dynamicSmemBytes);
+    return cudaOccupancyMaxActiveClusters(&n, kernel, &config) == cudaSuccess ? n : (cudaGetLastError(), 0);
+}
 
-// Every choice of the launch that depends on the shape, for an M x N x K product on `sms` SMs whose rows of A and
-// of B start on sectors or not; fit() says how many clusters of CLUSTER fit on the GPU at once (0: none), asked only
-// where clusters may pay. A host function alone: make test checks its plans without a GPU (common/test_plan.cu).
+// The launch plan: the tile's width, blocks alone or in clusters of CLUSTER, the clusters (a block alone: a cluster
+// of one), the tiles done whole (the first, one per cluster in turn), a split.
+struct launch_plan { int bn, cluster, units, whole; bool split; };
+
+// The planner (see the header): the cost model's fastest candidate. Make test checks its plans (common/test_plan.cu).
+// Rows of A and of B start on sectors or not; fit() says how many clusters of CLUSTER fit at once (0: none).
 template <class Fit>
 static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, const Fit &fit_of)
 {
     const int tiles_k = (K + BK - 1) / BK;
-    const auto rounds = [&](int tiles, int units) { return (tiles + units - 1) / units; }; // of whole tiles, one per unit
-    const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
-        const int idle = (units - tiles % units) % units;
-        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
-               (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
+    const double operands = 2.0 * M * K + 2.0 * K * N, missed = max(1 - L2_SIZE / operands, 0.0);
+    const auto norm = [](double a, double b) { return pow(pow(a, OVERLAP) + pow(b, OVERLAP), 1 / OVERLAP); };
+    launch_plan best = {};
+    double best_us = INFINITY;
+    const auto consider = [&](launch_plan how, double us) { if (us < best_us) best = how, best_us = us; };
+    // The candidates on `units` clusters of `cluster` blocks at once: a tile cluster x BM rows, each block reading
+    // 1 / cluster of B's k-tile from L2.
+    const auto candidates = [&](int cluster, int units) {
+        const int tiles = ((M + cluster * BM - 1) / (cluster * BM)) * ((N + BN - 1) / BN);
+        const double mma_us = K_TILE_US + (cluster > 1) * CLUSTER_US + 2.0 * BM * BN * BK / MMA_FLOPS_US;
+        const double a_bytes = min(M, BM) * BK * 2.0 * (a_sectors ? 1 : OFF_SECTOR), b_bytes = BN * BK * 2.0 / cluster;
+        const double k_tile_bytes = a_bytes + b_bytes * (b_sectors ? 1 : OFF_SECTOR); // a block's, from L2
+        // The time of n units at once, the busiest multiplying k_tiles k-tiles and storing `stores` tiles, a tile in
+        // up to `parts` parts; from memory C, A and B, and as far as they miss L2, theirs again per tile in shares.
+        const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
+            double us = k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US) +
+                        stores * min(n, tiles) * cluster * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
+            for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels
+                us += FIXUP_US;
+            return norm(us, (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US);
+        };
+        const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
+        consider({ BN, cluster, min(tiles, units), tiles, false },
+                 time(min(tiles, units), (long long)rounds * tiles_k, rounds, 1, 0));
+        // w rounds whole, then the rest in a share per unit (w: the last round or two; on a tie, fewer tiles split)
+        for (int w = rounds - 1; w >= max(rounds - 2, 0); --w) {
+            const long long split_k_tiles = (long long)(tiles - w * units) * tiles_k;
+            const long long share = (split_k_tiles + units - 1) / units;
+            if (split_k_tiles >= units) // a tile spans up to (tiles_k - 1) / share + 2 shares
+                consider({ BN, cluster, units, w * units, true },
+                         time(units, w * tiles_k + share, w + share / tiles_k + 1, (tiles_k - 1) / share + 2,
+                              tiles - w * units));
+        }
+        // Every tile in p equal parts, on p units each.
+        for (int p = 2; p * tiles <= units && p <= tiles_k; ++p)
+            consider({ BN, cluster, p * tiles, 0, true }, time(p * tiles, (tiles_k + p - 1) / p, 1, p, 0));
     };
-    // Clusters of CLUSTER blocks where C is not narrow and the clusters split
-    // its tiles (under half a round of wide tiles, only where rows of B do
-    // not start on sectors or C has at most a sixteenth of a round: tiles
-    // cut in 8 parts or more), or, where rows of A or B do not start on
-    // sectors, it has a round of wide tiles or more, or, where rows of both
-    // do not, the clusters take its tiles in one round, as wide as blocks
-    // alone would (one_round); and where its rows of tiles pair up, or, off
-    // sectors, where the blocks over rows below C are at most an eighth of
-    // all; else of one (see the header).
-    const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
-    const bool sectors = a_sectors && b_sectors;
-    const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
-    const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
-    // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 wide do, if they are split
-    // or take fewer than twice the rounds (see the header), for blocks alone: a narrow C has no clusters.
-    const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW; // columns of 128-wide tiles
-    const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * BN_WIDE * wide_n &&
-                        (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
-    const bool few = 2 * rows * wide_n < sms, fewest = 16 * rows * wide_n <= sms; // under half, a sixteenth of a round
-    const bool may_pair = pair && !narrow && (!few || !b_sectors || fewest);
-    const int fit = may_pair ? fit_of() : 0;
-    // Rows of A and B off sectors: over half a round of blocks over tiles as wide as the clusters' (so that blocks
-    // alone take that width too), and at most a round of clusters.
-    const int cluster_bn = few ? BN_NARROW : BN_WIDE, cluster_n = (N + cluster_bn - 1) / cluster_bn; // the clusters' tiles
-    const bool one_round = !a_sectors && !b_sectors && sms < 2 * rows * cluster_n && paired / CLUSTER * cluster_n <= fit;
-    const int cluster =
-        may_pair && fit > 0 && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms) || one_round) ? CLUSTER : 1;
-    const int clusters = cluster == CLUSTER ? fit : sms;
-    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
-    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
-    // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
-    // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split. Clusters of
-    // CLUSTER take cluster_bn: 128 where C has under half a round of wide tiles (few), twice as many tiles to split,
-    // each partial sum half the bytes, as for blocks alone; elsewhere 256, and C is not narrow.
-    int bn = cluster == CLUSTER ? cluster_bn : BN_WIDE;
-    while (cluster == 1 && bn > BN_NARROWEST &&
-           ((bn == BN_WIDE ? narrow : 2 * N <= bn) ||
-            (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
-        bn /= 2;
-    const int tiles = tiles_of(bn), parts = clusters / tiles;
-    // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
-    // full; with fewer, but over half as many, only where TMA reads the rows without a repack, if the shares
-    // take less time than the round with each k-tile and the fixup a third longer (fill; see the header).
-    const bool fill = K % 8 == 0 && N % 8 == 0 &&
-                      4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
-    // Clusters split tiles wherever split_pays holds, for as few tiles as there are (see the header).
-    const bool pays = split_pays(tiles, clusters) &&
-                      (cluster == CLUSTER || (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill)),
-               even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
-    // All the clusters that fit (fewer if C has fewer tiles and none is
-    // split, or each is cut in the same number of parts). No block waits for
-    // one that may not have started (the fixup, step 11's header): it
-    // finishes however many SMs other work holds.
-    const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
-    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
-    const int whole =
-        pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles;
-    return { bn, cluster, units, whole, pays };
+    candidates(1, sms);
+    if (const int fit = fit_of(); fit > 0)
+        candidates(CLUSTER, fit);
+    return best;
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
@@ -835,75 +621,51 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
 {
     if (const int done = no_product(M, N, K, beta, C); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
-    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
-    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
-    // which pays unless the other side is a tile or two across, as the product
-    // reads the copy once per row or column of tiles.
+    // An operand TMA cannot read is repacked first (repack.cuh: what it costs).
     call_memory mem; // the copies' memory, this call's own (repack.cuh)
     int lda, ldb;    // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
         return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
-    // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (step 11's header).
-    CUtensorMap map_a, map_b, map_last;
-    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
-        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
+    CUtensorMap map_a, map_b;
+    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N))
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const bool a_sectors = lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // rows of A on sectors
-    const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
-    const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
-    // Clusters of CLUSTER (attrs[0]) where the rule below takes them; the kernel may start beside zero_kernel
-    // where tiles are split (attrs[1]: programmatic dependent launch).
+    // More than 48 KB of shared memory per block only if asked; an error here fails the launch, as the caller sees.
+    const int smem = STAGES * STAGE_BYTES + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
+    // Clusters of CLUSTER (attrs[0]) where the plan takes them; the kernel may start beside zero_kernel (attrs[1]).
     cudaLaunchAttribute attrs[2] = { { cudaLaunchAttributeClusterDimension },
                                      { cudaLaunchAttributeProgrammaticStreamSerialization } };
     attrs[0].val.clusterDim.x = CLUSTER, attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
     attrs[1].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
-    // How many clusters of CLUSTER fit on the GPU at once: every kernel takes the same shared memory, a block per
-    // SM; none (blocks alone) if the GPU cannot say.
-    const auto fit = [&] {
-        int n = 0;
-        cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (cudaOccupancyMaxActiveClusters(&n, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess) {
-            n = 0;
-            cudaGetLastError(); // blocks alone: no error for the caller
-        }
-        return n;
-    };
-    const launch_plan how = plan(M, N, K, sms, a_sectors, b_sectors, fit);
+    const auto fit = [&] { return clusters_that_fit(config); };
+    const launch_plan how = plan(M, N, K, sms, lda % 16 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
+                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, fit);
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel = how.cluster == CLUSTER ? (how.bn == BN_WIDE ? kernel_for<BN_WIDE, CLUSTER>(vec, how.split)
-                                                                    : kernel_for<BN_NARROW, CLUSTER>(vec, how.split))
-                        : how.bn == BN_WIDE   ? kernel_for<BN_WIDE, 1>(vec, how.split)
-                        : how.bn == BN_NARROW ? kernel_for<BN_NARROW, 1>(vec, how.split)
-                                              : kernel_for<BN_NARROWEST, 1>(vec, how.split);
+    const auto kernel = how.cluster == CLUSTER ? kernel_for<CLUSTER>(vec, how.split) : kernel_for<1>(vec, how.split);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    // setmaxnreg hands registers between the warpgroups of a block that
-    // starts with REGS each: with more, the consumers would not get theirs;
-    // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
-    // with setmaxnreg all that __launch_bounds__ allows; check that it did.
+    // setmaxnreg assumes REGS per thread at the start (see the header): ptxas
+    // gives a kernel with setmaxnreg all that __launch_bounds__ allows; check.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
-    // Split tiles: two slots and two sets of counts per block, the counts zeroed by zero_kernel first (step 11).
-    const size_t keys = 2 * (size_t)how.units * how.cluster, counts = keys * LEVELS * CONSUMERS;
+    // Split tiles: two slots and counts per block, zero_kernel first (programmatic dependent launch: see the header).
     split s = { how.whole };
     if (how.split) {
-        s.partials = (float *)mem.take(keys * BM * BN_WIDE * sizeof(float) + counts * sizeof(int));
+        const size_t keys = 2 * (size_t)how.units * how.cluster, counts = keys * LEVELS * CONSUMERS;
+        s.partials = (float *)mem.take(keys * BM * BN * sizeof(float) + counts * sizeof(int));
         if (!s.partials)
-            return cudaGetLastError(); // as above
-        s.counts = (int *)(s.partials + keys * BM * BN_WIDE);
+            return cudaGetLastError(); // out of GPU memory, as above
+        s.counts = (int *)(s.partials + keys * BM * BN);
         zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
     }
     config.gridDim = dim3(how.units * how.cluster);
     config.attrs = how.cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
     config.numAttrs = (how.cluster == CLUSTER) + how.split;
-    cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, M, N, K, alpha, beta, C, s);
+    cudaLaunchKernelEx(&config, kernel, map_a, map_b, M, N, K, alpha, beta, C, s);
     return cudaGetLastError();
 }

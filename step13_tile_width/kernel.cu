@@ -1,14 +1,10 @@
 /*
- * step13_tile_width: where tiles 256 wide would be split or run in longer
- * rounds, tiles 192 wide that fill the rounds whole.
+ * step13_tile_width: the planner also chooses the tile's width, 256, 192,
+ * 128 or 64 columns, for each product.
  *
- * What changed: step 12 splits tiles along K wherever a last round of
- * whole tiles would leave many clusters idle. A split costs more than its
- * k-tiles: each part that does not start its tile writes its partial sums
- * to L2 (128 KB per block), and the part that starts it reads them back,
- * adds and stores C, last, when every other block does the same. A tile
- * of another width changes how many tiles there are instead, and where
- * one width leaves a last round mostly empty, the other often fills it:
+ * What changed: steps 10-12 multiply 128 x 256 tiles (256 x 256 in a
+ * cluster) whatever the shape of C. A width that suits one shape wastes
+ * another:
  *
  *   3000^3: 47 k-tiles per tile, 66 clusters of two (tiles: cluster tiles)
  *
@@ -18,115 +14,47 @@
  *   k-tiles; 47 + 56 = 103 k-tiles, and       idle in the last; 3 x 47 = 141
  *   a fixup per block                         k-tiles of 3/4 the work: 106
  *
- * - One more width, BN_FIT = 192: the kernel's BN, wgmma.m64n192k16, 96
- *   accumulators per thread; four stages of 40 KB fit in STAGE_SPACE. In
- *   a cluster, rank 0 copies two of B's three boxes and rank 1 one.
- * - The rule (plan): BN_FIT where tiles of BN_WIDE would be split
- *   (split_pays) and tiles of BN_FIT would not, that is, where the last
- *   round of the narrower tiles costs its idle SMs less than FIXUP_K_TILES
- *   k-tiles each, averaged: what step 11 counts a split to cost. Where both
- *   would be split, BN_WIDE stays (below). The rule holds for clusters of
- *   one too. It asks split_pays, not whether step 12 would split: with
- *   more wide tiles than half the SMs and fewer than SMs, or more than SMs
- *   and a last round more than three fifths full, step 12's blocks out of
- *   clusters run them in rounds (step 11's header), whose idle SMs the
- *   narrower tiles put to work all the same (1152 x 2048 x 4096,
- *   9 rows of tiles: 99 tiles of 128 x 192 in one round, not 72 of 128 x
- *   256). Tried with the rule for clusters only, at 2900 x 2000 x 2000 (23
- *   rows of tiles whose rows start on sectors: clusters of one; 184 tiles
- *   of 128 x 256, or 253 of 128 x 192):
- *   Measured (scripts/try.sh 13 clusters, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 419.56 TFLOPS (78.2% of cuBLAS), as is 503.82 (94.7%).
- *   And near where the widths break even, at 2900 x 3008 x 3008 (clusters
- *   of one; 276 tiles of 128 x 256 in 2.09 rounds, or 368 of 128 x 192 in
- *   2.79):
- *   Measured (scripts/try.sh 13 breakeven, NVIDIA H200, CUDA 13.0,
- *   2026-11-24): tried 535.41 TFLOPS (91.4% of cuBLAS), as is 561.73 (94.6%).
- * - Where neither width would be split, as where tiles have too few
- *   k-tiles for a split to pay (3000 x 3000 x 512: 8), the width whose
- *   rounds take less time, a round as long as its tile is wide
- *   (rounds_time). In clusters there, 144 cluster tiles of 256 x 256 take
- *   three rounds of 66 clusters, the last with 12, and 192 of 256 x 192
- *   take three too, the last with 60: 3 x 192 against 3 x 256. Tried
- *   without it, at 3000 x 3000 x 512:
- *   Measured (scripts/try.sh 13 rounds, NVIDIA H200, CUDA 13.0, 2026-11-25):
- *   tried 295.69 TFLOPS (79.7% of cuBLAS), as is 359.33 (95.3%).
- *   Over 43 products 128 to 3000 deep whose width it changes, it ran 0.94
- *   to 1.23 times as fast, 1.11 on average (results/h200-2026-11-25/
- *   rounds_time.txt). The 0.94, at 1536 x 2000 x 128 (one run of 10 us),
- *   is inside what that product moves from one process to the next (44
- *   to 84 TFLOPS in three more runs of each). Where the rounds' times
- *   differ by under 2%, it may lose: 8192 x 8192 x 512 ran 2% slower in
- *   three runs each, 8192 x 8192 x 2048 1.5% faster.
- * - And wherever tiles of BN_FIT are as many as wide ones (N from 129 to
- *   192, 257 to 384, 513 to 576): the same rounds or shares, each tile
- *   three quarters of the work. Tiles 128 wide are narrow (step 12) only
- *   where they also cover at most four fifths of the columns tiles 192
- *   wide do, so N from 257 to 384 takes these, in clusters where the rows
- *   of tiles pair up. Over the 18 products of results/h200-2026-11-26/
- *   narrow.txt, with N from 260 to 560, step 13 ran level (within 3%) on 9
- *   and 16% to 50% faster on the other 9; at 12000 x 384 x 4096, step
- *   12's blocks alone of tiles 128 wide stay 6% ahead. Tried with tiles
- *   192 wide only by the rules above, at 8000 x 544 x 8000 (189 tiles of
- *   128 x 256 or of 128 x 192):
- *   Measured (scripts/try.sh 13 equal, NVIDIA H200, CUDA 13.0, 2026-11-26):
- *   tried 351.39 TFLOPS (57.6% of cuBLAS), as is 516.25 (90.8%).
- * - And where C has under half a round of wide tiles and step 11 halves
- *   BN to 128 (blocks alone), if C is 129 to 192 wide: one column of tiles
- *   192 wide covers it where tiles 128 wide take two, the second at least
- *   half zeros: three quarters of the work, in half as many tiles, split
- *   along K. Only where those leave shares of FIXUP_K_TILES k-tiles
- *   or more: with shorter shares, the parts' sums cost more than the
- *   zeros (128 x 176 x 65536: one tile of 192 in 132 shares of 8 k-tiles
- *   ran 11% slower than two of 128 in shares of 16). Over the 7 products
- *   of results/h200-2026-11-27/fit_few.txt it takes them for, with 2 to
- *   64 rows of tiles, it ran 6% to 59% faster; on 3 with shorter shares
- *   it gives up 5% to 9%. Tried without it, at 8192 x 176 x 16384 (128
- *   tiles of 128 x 128 in one round, or 64 of 128 x 192 in two parts
- *   each):
- *   Measured (scripts/try.sh 13 halved, NVIDIA H200, CUDA 13.0, 2026-11-27):
- *   tried 287.43 TFLOPS (59.4% of cuBLAS), as is 456.17 (96.9%).
+ *   and where C is 64 columns wide, a tile 256 wide multiplies 192 columns
+ *   of zeros; where C has few tiles (1024^3: 32 of 128 x 256), narrower
+ *   ones put more SMs to work without a split.
+ * - The kernel's BN is a template parameter: wgmma.m64nBNk16 for BN of
+ *   256, 192, 128 or 64 (BN_WIDE ... BN_NARROWEST), FN = BN / 8
+ *   accumulator tiles per warp, and as many stages as STAGE_SPACE holds:
+ *   4, 4, 6 or 8. In a cluster (BN of 128 or more) the ranks share B's
+ *   BN / 64 boxes as before; the workspace's slots are BM x BN.
+ * - The planner weighs step 12's candidates at each width: a k-tile of a
+ *   narrower tile takes the tensor cores less time but reads more from L2
+ *   per flop (16 KB of A for BN columns of B), a round stores less, and a
+ *   level of the fixup moves BN / 256 of the sums. Nothing new in the cost
+ *   model but the width in its terms.
  *
- * Why it is faster: on those shapes no block writes or reads a partial
- * sum; a few SMs idle in the last round cost less, and where no tile is
- * split, the rounds of the narrower tiles are shorter.
+ * The second idea: boxes of A no taller than the rows of C they are for.
+ * Where M is not a multiple of BM, the last row of tiles reads boxes of
+ * M mod BM rows (map_last; all of A where M < BM: 16 x 8192 x 8192). A
+ * box of BM rows would have TMA write zeros for the rows below M into
+ * every stage, and TMA writes zeros more slowly than it copies rows: the
+ * blocks of the last row would finish last. The stages' other rows keep
+ * what an earlier k-tile left; only rows of D below M see them, and those
+ * are never stored. Tried with boxes of BM rows, at 528 x 2992 x 4800:
+ * Measured (scripts/try.sh 13 tall, NVIDIA H200, CUDA 13.0, 2026-11-28):
+ * tried 353.02 TFLOPS (66.1% of cuBLAS), as is 465.10 (90.6%).
  *
- * What limits it now: per flop, a narrower tile reads more. A block's
- * k-tile of 128 x 192 takes 16 KB of A and, in a cluster, half of 24 KB of
- * B: 28 KB for three quarters of the flops for which the wide tile takes
- * 32 KB, 17% more L2 traffic per flop. Where both widths would be split
- * (5000^3), the wide tile is faster. Tried with BN_FIT wherever BN_WIDE
- * would be split, at 5000^3:
- * Measured (scripts/try.sh 13 always, NVIDIA H200, CUDA 13.0, 2026-11-24):
- * tried 548.86 TFLOPS (91.7% of cuBLAS), as is 574.09 (95.6%).
- * The rule counts rounds and the cost of a split, not those bytes: where
- * the widths break even, it may pick the slower. Nor does it change the
- * clusters: where step 12 takes clusters to split half a round of wide
- * tiles, the tiles 192 wide that this step picks instead run in clusters
- * too, unsplit. Where rows start on sectors, blocks out of clusters ran
- * them 2-3% faster than the clusters do (2048 x 1536 x 4096, 768 x 4096 x
- * 8192); where they do not, slower (1000 x 3000 x 5000; results/
- * h200-2026-11-25/clusters_half_round.txt).
- * Nor do the narrower tiles pay without step 12's clusters where rows do
- * not start on sectors and L2 sets the pace: a block alone takes all 24 KB
- * of B's k-tile, 40 KB for three quarters of the flops for which a wide
- * tile alone takes 48 KB. Tried with clusters of one everywhere (step 11's
- * blocks, with this step's rule), at 3000^3, where they run at about step
- * 11's speed:
- * Measured (scripts/try.sh 13 single, NVIDIA H200, CUDA 13.0, 2026-11-25):
- * tried 463.09 TFLOPS (82.9% of cuBLAS), as is 544.97 (98.8%).
- * And at 3008^3, whose rows start on sectors, where they pay alone too:
- * Measured (scripts/try.sh 13 sectors, NVIDIA H200, CUDA 13.0, 2026-11-25):
- * tried 577.31 TFLOPS (99.9% of cuBLAS), as is 573.80 (99.2%).
+ * Why it is faster: each product runs on the tile that leaves the fewest
+ * SMs idle for the fewest bytes: whole rounds instead of split tiles where
+ * a narrower tile fills them (3000^3), columns without zeros (16384 x 64 x
+ * 4096), more tiles than SMs where C has few (1024^3).
  *
- * Launch: cudaLaunchKernelEx, clusters of CLUSTER blocks along x as many as
- * fit at once (fewer if C has fewer tiles), or one block per SM as in step
- * 11; THREADS threads, STAGE_SPACE bytes of dynamic shared memory and the
- * epilogue's slice; a workspace of two slots and 2 LEVELS x CONSUMERS
- * counts per block, and zero_kernel first, when tiles are split (step 11).
+ * What limits it now: the model's constants are averages. Where two
+ * candidates come within a few percent of each other it may pick the
+ * slower. And where the fixup sets the pace (128 x 4096 x 4096: 32 tiles
+ * of 64 k-tiles in four parts), every part writes its sums before it
+ * counts, the last too: the price of a fixup in which no block waits.
  *
- * Measured: 632.92 TFLOPS, 99.5% of cuBLAS GemmEx, 1.00x step 12
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
+ * Launch: as step 12's, with the plan's width; STAGE_SPACE bytes of
+ * stages and the epilogue's slice of dynamic shared memory.
+ *
+ * Measured: 626.87 TFLOPS, 100.1% of cuBLAS GemmEx, 0.99x step 12
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
 #include "launch.cuh"
@@ -138,17 +66,12 @@
 #include <type_traits>
 
 constexpr int BM = 128; // rows of C per block
-// columns of C per block, the kernel's BN: 256, or 128 or 64 when C has few tiles (plan)
-constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
-static_assert(BN_WIDE == 2 * BN_NARROW && BN_NARROW == 2 * BN_NARROWEST, "BN halves: the narrowest's checks hold for all");
-// or 192 where tiles of 192 fill the rounds and wide ones would be split or run longer rounds (plan)
-constexpr int BN_FIT = 192;
-static_assert(BN_FIT % BN_NARROWEST == 0 && BN_FIT < BN_WIDE, "whole lines of B; the wide tile's slot holds its sums");
+// columns of C per block, the kernel's BN: the widths the planner chooses from (plan)
+constexpr int BN_WIDE = 256, BN_FIT = 192, BN_NARROW = 128, BN_NARROWEST = 64;
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
 constexpr int STAGE_SPACE = 192 * 1024; // bytes of shared memory for the stages: 4, 4, 6 or 8 (BN 256, 192, 128, 64)
 constexpr int GROUP_M = 8; // tile rows in one group of the block order
 constexpr int CLUSTER = 2; // blocks in a cluster, the most (plan)
-constexpr int SECTOR = 32; // bytes: L2 reads and writes memory in sectors
 // The epilogue's pass: OUT_N columns of the tile, each row padded so that
 // the 4 rows a half-warp writes start in different banks.
 constexpr int OUT_N = 32, OUT_PAD = 8;
@@ -160,12 +83,17 @@ constexpr int WARPGROUP = 4 * WARP_SIZE; // the threads that issue one wgmma
 constexpr int PIECE = 8; // elements per 16-byte piece: 8 halves
 constexpr int LINE_PIECES = 8; // pieces per 128-byte line of shared-memory banks
 constexpr int QUAD = 4; // lanes that share a row of an mma fragment
-// When splitting pays (see the header; split_pays in plan): the SMs a last round of whole tiles leaves idle
-// must lose more than FIXUP_K_TILES k-tiles' time each, averaged over all SMs, and each share be MIN_SHARE.
-constexpr int FIXUP_K_TILES = 16, MIN_SHARE = 6;
-// The fixup's groups: four parts, summed ((0 + 1) + 2) + 3, whose count adds 1 per part there; LEVELS of groups,
-// more than any grid needs (FAN_IN^LEVELS = 2^32 parts).
+// The fixup's groups of four parts, summed ((0 + 1) + 2) + 3; LEVELS of groups, more than any grid needs (2^32 parts).
 constexpr int FAN_IN = 4, LEVELS = 16;
+constexpr double MMA_FLOPS_US = 6.6e6; // the planner's cost model (see the header): flops per us per SM, at load
+constexpr double K_TILE_US = 0.06;     // and a k-tile's own time: its barriers, wgmma's fence, commit and wait
+constexpr double L2_BYTES_US = 10.0e6; // bytes per us from L2 to all SMs together
+constexpr double HBM_BYTES_US = 4.0e6; // bytes per us to and from memory
+constexpr double FIXUP_US = 10.0;      // a level of the fixup, 128 x 256 sums written, read by the last of four
+constexpr double L2_SIZE = 50e6;       // bytes of L2 (H100, H200): operands that fit are read from memory once
+constexpr double OVERLAP = 4;          // times that hide each other in part: their 4-norm (the max: the inf-norm)
+constexpr double CLUSTER_US = 0.1;     // a cluster's k-tile waits for the slower of its blocks
+constexpr double OFF_SECTOR = 1.6;     // L2's cost per byte of a row off 32-byte sectors, against one on them
 
 constexpr int CONSUMERS = BM / WGMMA_M;               // warpgroups that multiply
 constexpr int THREADS = (1 + CONSUMERS) * WARPGROUP;    // and one that copies
@@ -185,10 +113,11 @@ __host__ __device__ constexpr int stage_bytes(int bn, int a_rows = BM)
 }
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
 
-static_assert(BK == LINE_N && BN_NARROWEST % LINE_N == 0 && BM % WGMMA_M == 0,
+static_assert(BK == LINE_N && BN_NARROWEST % LINE_N == 0 && BN_FIT % LINE_N == 0 && BM % WGMMA_M == 0,
               "a row of A's tile is one line, a row of B's whole lines; warpgroups cover the tile");
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
-static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROWEST) % SWIZZLE_ATOM == 0, "tiles start on atoms");
+static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROWEST) % SWIZZLE_ATOM == 0,
+              "tiles start on atoms");
 
 __device__ uint32_t smem_addr(const void *p)
 {
@@ -388,7 +317,8 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 // thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
 // their bytes (a_rows of A's BM rows: see gemm_launch). The blocks of a
 // cluster need the same tile of B: the block of rank r copies boxes r,
-// r + cluster, ... into every block's stage.
+// r + cluster, ... into every block's stage. A block whose rows all lie below
+// C (the last of a cluster) copies no A.
 template <int BN>
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
                            const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows, int cluster)
@@ -406,11 +336,10 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
     }
 }
 
-// The top-left element of this block's rows of tile number `tile` of C (a
-// tile: cluster x BM rows, BM for each block of the cluster, in rank order).
-// A row of the numbering is GROUP_M tile rows, numbered down its columns, so
-// that the tiles in flight share more of A and B in L2 (the last row may
-// have fewer).
+// The top-left element of tile number `tile` of C. A row of the numbering
+// is GROUP_M tile rows, numbered down its columns, so that the tiles in
+// flight share more of A and B in L2 (the last row may have fewer).
+// A tile is cluster x BM rows: this block's are BM of them, in rank order.
 template <int BN>
 __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int &m0, int &n0)
 {
@@ -421,18 +350,16 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
     n0 = in_group / group_rows * BN;
 }
 
-// How the work is shared out (see the header): tiles 0 .. whole - 1 whole, one
-// per cluster in turn as in step 10; the others' k-tiles in a share per cluster,
-// cut into parts where tiles end, whose sums the fixup adds through slots and counts.
+// The work (see the header): tiles 0 .. whole - 1 whole, as in step 10; the others' k-tiles in a share per cluster.
 struct split {
     int whole;
-    float *partials; // two slots of BM x BN_WIDE floats per block (see key in the fixup)
+    float *partials; // two slots of BM x BN floats per block, for the launch's BN (see key)
     int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
 };
 
-// Part p of cluster b's work (of `blocks` clusters; a block alone is a cluster of one): tile `tile` of C, k-tiles
-// k0 .. k1 - 1; false past its last part. Its whole tiles first; then, of its share, the tiles in the middle, the
-// end of the first tile, the start of the last (see the header for why this order).
+// Part p of cluster b's work (of `blocks` clusters; a block alone is a cluster of one): tile `tile`, k-tiles
+// k0 .. k1 - 1; false past the last. Whole tiles first, then of its share the tiles in the middle, the end of the
+// first tile, the start of the last (see the header).
 template <bool SPLIT>
 __host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, int tiles_k, int &tile, int &k0, int &k1)
 {
@@ -440,15 +367,14 @@ __host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, in
         tile = b + p * blocks, k0 = 0, k1 = tiles_k;
         return true;
     }
-    // cluster u's share starts at split k-tile u * split_k_tiles / blocks (tile `whole` at 0)
+    // b's share: split k-tiles first .. end - 1 (tile `whole` starts at 0), in tiles first_t .. last_t; q: the part
     const long long split_k_tiles = (long long)(tiles - whole) * tiles_k;
     const long long first = b * split_k_tiles / blocks, end = (b + 1) * split_k_tiles / blocks;
-    // the share's first and last tile, counted among the split tiles; q: this part of the share
     const int first_t = (int)(first / tiles_k), last_t = (int)((end - 1) / tiles_k);
     const int q = p - (whole - b + blocks - 1) / blocks, count = last_t - first_t + 1;
     if (!SPLIT || first >= end || q >= count)
         return false;
-    const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t;
+    const int t = q < count - 2 ? first_t + 1 + q : q == count - 2 ? first_t : last_t; // the middle, first, last
     k0 = (int)max(first - (long long)t * tiles_k, 0LL);
     k1 = (int)min(end - (long long)t * tiles_k, (long long)tiles_k);
     tile = whole + t;
@@ -456,41 +382,15 @@ __host__ __device__ bool part(int p, int b, int blocks, int whole, int tiles, in
 }
 
 // The share (cluster) that holds split k-tile x, of `blocks` shares: the last whose share starts at x or before.
-__host__ __device__ int share_of(long long x, int blocks, long long split_k_tiles)
-{
-    return (int)(((x + 1) * blocks - 1) / split_k_tiles);
-}
+__host__ __device__ int share_of(long long x, int blocks, long long all) { return ((x + 1) * blocks - 1) / all; }
 
-// Part i's group in the fixup, at the level where each member holds the sum of `size` parts of a tile in `parts`:
-// the group's first part `head`, i's place `me` in it, and its `n` members.
+// Part i's group in the fixup where each member holds `size` parts' sum: its first part head, i's place me, n members.
 __host__ __device__ void group(int i, int size, int parts, int &head, int &me, int &n)
-{
-    head = i & -(size * FAN_IN), me = (i - head) / size, n = min((parts - head + size - 1) / size, FAN_IN);
-}
+{ head = i & -(size * FAN_IN), me = (i - head) / size, n = min((parts - head + size - 1) / size, FAN_IN); }
 
-// The slots and counts of part x of a tile whose parts start at cluster `first`: cluster first + x's, and for
-// x = 0 the cluster's second ones (it may be part x > 0 of another tile); a block's own are key * cluster + rank.
-__host__ __device__ int key(int first, int x)
-{
-    return 2 * (first + x) + (x == 0);
-}
-
-// Slot u (key u: see the fixup), this consumer's 64 rows of it: its thread's float4 of
-// 16 x 8 tile j at j * WARPGROUP, so that a warp's accesses are contiguous.
-template <int FN>
-__device__ float4 *slot(const split &s, int u, int wg)
-{
-    return reinterpret_cast<float4 *>(s.partials) + ((size_t)u * CONSUMERS + wg) * FN * WARPGROUP +
-           threadIdx.x % WARPGROUP;
-}
-
-__device__ void add(float (&acc)[4], float4 v) { acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w; }
-
-// The threads of consumer warpgroup wg wait for each other (barrier 0: __syncthreads's).
-__device__ void warpgroup_sync(int wg)
-{
-    asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
-}
+// The slot and counts of part x of a tile whose parts start at cluster `first` (x = 0: the cluster's second ones);
+// a block's own are key * cluster + rank.
+__host__ __device__ int key(int first, int x) { return 2 * (first + x) + (x == 0); }
 
 template <int BN, bool VEC, bool SPLIT, int CLUSTER_BLOCKS>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -498,7 +398,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha, float beta,
             float *__restrict__ C, split s)
 {
-    constexpr int STAGES = STAGE_SPACE / stage_bytes(BN); // tiles in shared memory
+    constexpr int STAGES = STAGE_SPACE / stage_bytes(BN), FN = BN / MMA_N; // stages; 16 x 8 tiles per warp
     extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
     __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
@@ -514,12 +414,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     // the consumer warpgroup (-1: the producer); a consumer warp's rows of D
     const int wg = threadIdx.x / WARPGROUP - 1, wm = (warp - WARPGROUP / WARP_SIZE) * MMA_M;
     const int tiles_k = (K + BK - 1) / BK;
-    constexpr int FN = BN / MMA_N; // 16 x 8 tiles per warp
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: the cluster's consumers
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&full[s])));
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(cluster * CONSUMERS));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                         : : "r"(smem_addr(&empty[s])), "n"(cluster * CONSUMERS));
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" : : : "memory");
     }
@@ -586,10 +486,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int r = 0; r < cluster; ++r)
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
-        // ---- fixup (see the header): the parts of a tile (part i: this rank's block in the tile's i-th
-        // cluster) meet in groups of up to FAN_IN, then the groups in groups, ... Each part of a group leaves its
-        // sum and counts itself; the last to count adds the group's sums and goes on, the others stop. The part
-        // that ends with the sum of them all stores the tile.
+        // ---- fixup (see the header): groups of FAN_IN parts, then of groups; the last of each adds, goes on, stores.
+        // Part i of a tile: this rank's block in the tile's i-th cluster.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
         const int first = alone ? u : share_of(first_k, units, split_k_tiles), i = u - first;
@@ -605,22 +503,23 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 continue; // alone in its group: the sum goes on as it is
             const auto own = [&](int x) { return key(first, x) * cluster + rank; }; // this rank's slot and counts
             int *count = &s.counts[(own(head) * LEVELS + level) * CONSUMERS + wg];
-            const auto sum = [&](int member) { return slot<FN>(s, own(head + member * size), wg); };
-            const bool rows = __all_sync(0xffffffffu, m0 + wm < M); // no sums for a warp's rows below C (step 11)
+            const auto sum = [&](int member) { // its slot, our rows: 16 x 8 tile j's float4s at j * WARPGROUP
+                const size_t x = (size_t)own(head + member * size) * CONSUMERS + wg;
+                return reinterpret_cast<float4 *>(s.partials) + x * FN * WARPGROUP + threadIdx.x % WARPGROUP;
+            };
+            const bool rows = __all_sync(~0u, m0 + wm < M); // a warp's rows in C (a vote: ptxas sees it is uniform)
             if (rows)
 #pragma unroll
                 for (int j = 0; j < FN; ++j)
                     __stcg(sum(me) + j * WARPGROUP, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
             __threadfence(); // the sum is in L2, where other SMs read, before the count says so
-            warpgroup_sync(wg);
+            asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory"); // the warpgroup's sums
             if (threadIdx.x % WARPGROUP == 0) // acq_rel: the last sees every sum counted before its own
                 asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n"
                              : "=r"(arrived[wg]) : "l"(count) : "memory");
-            warpgroup_sync(wg);
+            asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory"); // and its count
             stopped = arrived[wg] != n - 1;
-            // The last adds the group's sums in order, ((0 + 1) + 2) + 3, whoever it is: from its own if it is 0
-            // or 1 (float addition is commutative), else from 0's. A pass over the tile per slot, so that the
-            // pass's loads are in flight together.
+            // The last adds the sums in order, ((0 + 1) + 2) + 3: from its own if it is 0 or 1, else from 0's (header).
             if (rows && !stopped && me >= 2)
 #pragma unroll
                 for (int j = 0; j < FN; ++j) {
@@ -628,10 +527,12 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                     acc[j][0] = v.x, acc[j][1] = v.y, acc[j][2] = v.z, acc[j][3] = v.w;
                 }
             for (int m = 1; rows && !stopped && m < n; ++m) {
-                const float4 *p = sum(m == 1 && me == 1 ? 0 : m);
+                const float4 *q = sum(m == 1 && me == 1 ? 0 : m);
 #pragma unroll
-                for (int j = 0; j < FN; ++j)
-                    add(acc[j], __ldcg(p + j * WARPGROUP));
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = __ldcg(q + j * WARPGROUP);
+                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                }
             }
         }
         if (stopped)
@@ -669,8 +570,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // The tensor map of a rows x cols matrix of halves whose rows start every
 // `pitch` halves, read in boxes of box_rows x box_cols with the 128-byte
 // swizzle (sizes innermost first); parts of a box outside it arrive as zeros.
-// False if the driver cannot describe it.
-// L2 fetches a missed line alone, not with its neighbour, which a box may not need (see the header).
+// False if the driver cannot describe it. L2 fetches a missed line alone,
+// not with its neighbour: where rows do not start on lines, a box's row spans
+// two, and a 256-byte fetch would bring in lines no box needs.
 static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
     decltype(&cuTensorMapEncodeTiled) encode = nullptr;
@@ -682,8 +584,7 @@ static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int 
                           CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// The fixup's counts at zero, before the kernel that counts them: it starts as soon as this one has (programmatic
-// dependent launch: gemm_launch) and waits for it only at its first fixup (griddepcontrol.wait).
+// The fixup's counts at zero; the kernel starts beside it (gemm_launch) and waits for it at its first fixup.
 __global__ void zero_kernel(int *counts, int n)
 {
     asm volatile("griddepcontrol.launch_dependents;\n" : : : "memory");
@@ -691,7 +592,7 @@ __global__ void zero_kernel(int *counts, int n)
         counts[i] = 0;
 }
 
-// gemm_kernel for tiles BN wide in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles (SPLIT) or not.
+// gemm_kernel for tiles BN wide in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles or not.
 template <int BN, int CLUSTER_BLOCKS>
 static auto kernel_for(bool vec, bool split)
 {
@@ -699,99 +600,83 @@ static auto kernel_for(bool vec, bool split)
                : (split ? gemm_kernel<BN, false, true, CLUSTER_BLOCKS> : gemm_kernel<BN, false, false, CLUSTER_BLOCKS>);
 }
 
-// The launch plan (see the header): the tile's width BN, blocks alone or in clusters of CLUSTER, whether tiles
-// are split, the clusters (a block alone: a cluster of one), and how many tiles (the first) are done whole, one per
-// cluster in turn.
-struct launch_plan {
-    int bn, cluster, units, whole;
-    bool split;
-};
+// gemm_kernel for tiles bn wide in clusters of `cluster` (CLUSTER for tiles 128 wide or more): float4 stores or not,
+// split tiles or not.
+static auto kernel_of(int bn, int cluster, bool vec, bool split)
+{
+    return cluster == CLUSTER ? (bn == BN_WIDE  ? kernel_for<BN_WIDE, CLUSTER>(vec, split)
+                                 : bn == BN_FIT ? kernel_for<BN_FIT, CLUSTER>(vec, split)
+                                                : kernel_for<BN_NARROW, CLUSTER>(vec, split))
+           : bn == BN_WIDE   ? kernel_for<BN_WIDE, 1>(vec, split)
+           : bn == BN_FIT    ? kernel_for<BN_FIT, 1>(vec, split)
+           : bn == BN_NARROW ? kernel_for<BN_NARROW, 1>(vec, split)
+                             : kernel_for<BN_NARROWEST, 1>(vec, split);
+}
 
-// Every choice of the launch that depends on the shape, for an M x N x K product on `sms` SMs whose rows of A and
-// of B start on sectors or not; fit() says how many clusters of CLUSTER fit on the GPU at once (0: none), asked only
-// where clusters may pay. A host function alone: make test checks its plans without a GPU (common/test_plan.cu).
+// How many clusters of CLUSTER fit on the GPU at once, launched by `config` (the runtime's occupancy query); none
+// if it cannot say: blocks alone, and no error for the caller.
+static int clusters_that_fit(const cudaLaunchConfig_t &config)
+{
+    int n = 0;
+    const auto kernel = kernel_for<BN_WIDE, CLUSTER>(true, true); // each: the same shared memory, a block per SM
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)config.dynamicSmemBytes);
+    return cudaOccupancyMaxActiveClusters(&n, kernel, &config) == cudaSuccess ? n : (cudaGetLastError(), 0);
+}
+
+// The launch plan: the tile's width, blocks alone or in clusters of CLUSTER, the clusters (a block alone: a cluster
+// of one), the tiles done whole (the first, one per cluster in turn), a split.
+struct launch_plan { int bn, cluster, units, whole; bool split; };
+
+// The planner (see the header): the cost model's fastest candidate. Make test checks its plans (common/test_plan.cu).
+// Rows of A and of B start on sectors or not; fit() says how many clusters of CLUSTER fit at once (0: none).
 template <class Fit>
 static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, const Fit &fit_of)
 {
     const int tiles_k = (K + BK - 1) / BK;
-    const auto rounds = [&](int tiles, int units) { return (tiles + units - 1) / units; }; // of whole tiles, one per unit
-    const auto split_pays = [&](int tiles, int units) { // units: the blocks or clusters that share the tiles
-        const int idle = (units - tiles % units) % units;
-        return (long long)idle * tiles_k > (long long)FIXUP_K_TILES * units &&
-               (long long)tiles * tiles_k >= (long long)MIN_SHARE * units;
+    const double operands = 2.0 * M * K + 2.0 * K * N, missed = max(1 - L2_SIZE / operands, 0.0);
+    const auto norm = [](double a, double b) { return pow(pow(a, OVERLAP) + pow(b, OVERLAP), 1 / OVERLAP); };
+    launch_plan best = {};
+    double best_us = INFINITY;
+    const auto consider = [&](launch_plan how, double us) { if (us < best_us) best = how, best_us = us; };
+    // The candidates of tiles BN wide on `units` clusters of `cluster` blocks at once: a tile cluster x BM rows, each
+    // block reading 1 / cluster of B's k-tile from L2.
+    const auto candidates = [&](int BN, int cluster, int units) {
+        const int tiles = ((M + cluster * BM - 1) / (cluster * BM)) * ((N + BN - 1) / BN);
+        const double mma_us = K_TILE_US + (cluster > 1) * CLUSTER_US + 2.0 * BM * BN * BK / MMA_FLOPS_US;
+        const double a_bytes = min(M, BM) * BK * 2.0 * (a_sectors ? 1 : OFF_SECTOR), b_bytes = BN * BK * 2.0 / cluster;
+        const double k_tile_bytes = a_bytes + b_bytes * (b_sectors ? 1 : OFF_SECTOR); // a block's, from L2
+        // The time of n units at once, the busiest multiplying k_tiles k-tiles and storing `stores` tiles, a tile in
+        // up to `parts` parts; from memory C, A and B, and as far as they miss L2, theirs again per tile in shares.
+        const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
+            double us = k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US) +
+                        stores * min(n, tiles) * cluster * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
+            for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels, its sums BN wide
+                us += FIXUP_US * BN / BN_WIDE;
+            return norm(us, (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US);
+        };
+        const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
+        consider({ BN, cluster, min(tiles, units), tiles, false },
+                 time(min(tiles, units), (long long)rounds * tiles_k, rounds, 1, 0));
+        // w rounds whole, then the rest in a share per unit (w: the last round or two; on a tie, fewer tiles split)
+        for (int w = rounds - 1; w >= max(rounds - 2, 0); --w) {
+            const long long split_k_tiles = (long long)(tiles - w * units) * tiles_k;
+            const long long share = (split_k_tiles + units - 1) / units;
+            if (split_k_tiles >= units) // a tile spans up to (tiles_k - 1) / share + 2 shares
+                consider({ BN, cluster, units, w * units, true },
+                         time(units, w * tiles_k + share, w + share / tiles_k + 1, (tiles_k - 1) / share + 2,
+                              tiles - w * units));
+        }
+        // Every tile in p equal parts, on p units each.
+        for (int p = 2; p * tiles <= units && p <= tiles_k; ++p)
+            consider({ BN, cluster, p * tiles, 0, true }, time(p * tiles, (tiles_k + p - 1) / p, 1, p, 0));
     };
-    // Clusters of CLUSTER blocks where C is not narrow and the clusters split
-    // its tiles (under half a round of wide tiles, only where rows of B do
-    // not start on sectors or C has at most a sixteenth of a round: tiles
-    // cut in 8 parts or more), or, where rows of A or B do not start on
-    // sectors, it has a round of wide tiles or more, or, where rows of both
-    // do not, the clusters take its tiles in one round, as wide as blocks
-    // alone would (one_round); and where its rows of tiles pair up, or, off
-    // sectors, where the blocks over rows below C are at most an eighth of
-    // all; else of one (see the header).
-    const int rows = (M + BM - 1) / BM, paired = (rows + CLUSTER - 1) / CLUSTER * CLUSTER;
-    const bool sectors = a_sectors && b_sectors;
-    const bool pair = paired == rows || (!sectors && 8 * (paired - rows) <= paired);
-    const int wide_n = (N + BN_WIDE - 1) / BN_WIDE; // columns of wide tiles
-    // Tiles 128 wide where they cover at most four fifths of the columns that tiles 256 or 192 wide do, if they are
-    // split or take fewer than twice the rounds (see the header), for blocks alone: a narrow C has no clusters.
-    const int narrow_n = (N + BN_NARROW - 1) / BN_NARROW, fit_n = (N + BN_FIT - 1) / BN_FIT; // their columns
-    const bool narrow = 5 * BN_NARROW * narrow_n <= 4 * min(BN_WIDE * wide_n, BN_FIT * fit_n) &&
-                        (split_pays(rows * narrow_n, sms) || rounds(rows * narrow_n, sms) < 2 * rounds(rows * wide_n, sms));
-    const bool few = 2 * rows * wide_n < sms, fewest = 16 * rows * wide_n <= sms; // under half, a sixteenth of a round
-    const bool may_pair = pair && !narrow && (!few || !b_sectors || fewest);
-    const int fit = may_pair ? fit_of() : 0;
-    // Rows of A and B off sectors: over half a round of blocks over tiles as wide as the clusters' (so that blocks
-    // alone take that width too), and at most a round of clusters.
-    const int cluster_bn = few ? BN_NARROW : BN_WIDE, cluster_n = (N + cluster_bn - 1) / cluster_bn; // the clusters' tiles
-    const bool one_round = !a_sectors && !b_sectors && sms < 2 * rows * cluster_n && paired / CLUSTER * cluster_n <= fit;
-    const int cluster =
-        may_pair && fit > 0 && (split_pays(paired / CLUSTER * wide_n, fit) || (!sectors && rows * wide_n >= sms) || one_round) ? CLUSTER : 1;
-    const int clusters = cluster == CLUSTER ? fit : sms;
-    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM);
-    const auto tiles_of = [&](int bn) { return tiles_m * ((N + bn - 1) / bn); };
-    // One rule picks the tile: BN halves from 256 where narrow, from 128 where C is at most half as wide, or while C
-    // has no more tiles than half the SMs, down to 128, or to 64 where 128-wide tiles are not split. Clusters of
-    // CLUSTER take cluster_bn: 128 where C has under half a round of wide tiles (few), twice as many tiles to split,
-    // each partial sum half the bytes, as for blocks alone; elsewhere 256, and C is not narrow.
-    int bn = cluster == CLUSTER ? cluster_bn : BN_WIDE;
-    while (cluster == 1 && bn > BN_NARROWEST &&
-           ((bn == BN_WIDE ? narrow : 2 * N <= bn) ||
-            (2 * tiles_of(bn) <= sms && (bn == BN_WIDE || !split_pays(tiles_of(bn), clusters)))))
-        bn /= 2;
-    // The narrower tile where it takes no more tiles than wide ones, or where
-    // tiles of BN_FIT would not be split, if wide ones would be (its rounds
-    // leave less idle than a split costs), or if its rounds take less time,
-    // each a tile's width long (see the header).
-    const auto rounds_time = [&](int bn) { return (long long)rounds(tiles_of(bn), clusters) * bn; };
-    if (bn == BN_WIDE && (tiles_of(BN_FIT) == tiles_of(BN_WIDE) ||
-                          (!split_pays(tiles_of(BN_FIT), clusters) &&
-                           (split_pays(tiles_of(BN_WIDE), clusters) || rounds_time(BN_FIT) < rounds_time(BN_WIDE)))))
-        bn = BN_FIT;
-    // And for blocks alone where few tiles halved BN to 128, if C is 129 to 192 wide (one column of tiles of
-    // BN_FIT, not two of 128) and those leave shares of FIXUP_K_TILES k-tiles or more (see the header).
-    if (cluster == 1 && bn == BN_NARROW && BN_NARROW < N && N <= BN_FIT &&
-        (long long)tiles_of(BN_FIT) * tiles_k >= (long long)FIXUP_K_TILES * clusters)
-        bn = BN_FIT;
-    const int tiles = tiles_of(bn), parts = clusters / tiles;
-    // With more tiles than SMs, shares only where the last round of whole tiles would be at most three fifths
-    // full; with fewer, but over half as many, only where TMA reads the rows without a repack, if the shares
-    // take less time than the round with each k-tile and the fixup a third longer (fill; see the header).
-    const bool fill = K % 8 == 0 && N % 8 == 0 &&
-                      4 * ((long long)tiles * tiles_k + FIXUP_K_TILES * sms) < 3LL * tiles_k * sms;
-    // Clusters split tiles wherever split_pays holds, for as few tiles as there are (see the header).
-    const bool pays = split_pays(tiles, clusters) &&
-                      (cluster == CLUSTER || (tiles > sms ? 5 * (tiles % sms) <= 3 * sms : parts != 1 || fill)),
-               even = parts >= 2 && clusters - parts * tiles <= clusters / 8;
-    // All the clusters that fit (fewer if C has fewer tiles and none is
-    // split, or each is cut in the same number of parts). No block waits for
-    // one that may not have started (the fixup, step 11's header): it
-    // finishes however many SMs other work holds.
-    const int units = pays ? (even ? parts * tiles : clusters) : min(tiles, clusters);
-    // Whole rounds, the last too where the tiles after it leave shares of FIXUP_K_TILES k-tiles or more (see the header).
-    const int whole =
-        pays ? max(tiles / units - ((long long)(tiles % units) * tiles_k < FIXUP_K_TILES * units), 0) * units : tiles;
-    return { bn, cluster, units, whole, pays };
+    const int fit = fit_of();
+    for (const int BN : { BN_WIDE, BN_FIT, BN_NARROW, BN_NARROWEST }) {
+        candidates(BN, 1, sms);
+        if (fit > 0 && BN > BN_NARROWEST) // clusters of tiles two lines of B wide or more
+            candidates(BN, CLUSTER, fit);
+    }
+    return best;
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
@@ -799,17 +684,14 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
 {
     if (const int done = no_product(M, N, K, beta, C); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
-    // An operand TMA cannot read (repack.cuh) is repacked first: one read and
-    // one write of it (4096 x 4100 halves: 67 MB, 14 us or more at 4.8 TB/s),
-    // which pays unless the other side is a tile or two across, as the product
-    // reads the copy once per row or column of tiles.
+    // An operand TMA cannot read is repacked first (repack.cuh: what it costs).
     call_memory mem; // the copies' memory, this call's own (repack.cuh)
     int lda, ldb;    // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
         return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
-    // The last row of tiles reads boxes of A as tall as its rows: TMA writes zeros slowly (step 11's header).
+    // The last row of tiles reads boxes of A as tall as its rows (see the header).
     CUtensorMap map_a, map_b, map_last;
     if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
         !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
@@ -817,54 +699,33 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const bool a_sectors = lda * sizeof(__half) % SECTOR == 0 && (uintptr_t)A % SECTOR == 0; // rows of A on sectors
-    const bool b_sectors = ldb * sizeof(__half) % SECTOR == 0 && (uintptr_t)B % SECTOR == 0; // rows of B on sectors
-    // A block may use more than 48 KB of shared memory only if asked; an
-    // error here makes the launch fail, which the caller sees.
+    // More than 48 KB of shared memory per block only if asked; an error here fails the launch, as the caller sees.
     const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
-    // Clusters of CLUSTER (attrs[0]) where the rule below takes them; the kernel may start beside zero_kernel
-    // where tiles are split (attrs[1]: programmatic dependent launch).
+    // Clusters of CLUSTER (attrs[0]) where the plan takes them; the kernel may start beside zero_kernel (attrs[1]).
     cudaLaunchAttribute attrs[2] = { { cudaLaunchAttributeClusterDimension },
                                      { cudaLaunchAttributeProgrammaticStreamSerialization } };
     attrs[0].val.clusterDim.x = CLUSTER, attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
     attrs[1].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
-    // How many clusters of CLUSTER fit on the GPU at once: every kernel takes the same shared memory, a block per
-    // SM; none (blocks alone) if the GPU cannot say.
-    const auto fit = [&] {
-        int n = 0;
-        cudaFuncSetAttribute(gemm_kernel<BN_WIDE, true, true, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (cudaOccupancyMaxActiveClusters(&n, gemm_kernel<BN_WIDE, true, true, CLUSTER>, &config) != cudaSuccess) {
-            n = 0;
-            cudaGetLastError(); // blocks alone: no error for the caller
-        }
-        return n;
-    };
-    const launch_plan how = plan(M, N, K, sms, a_sectors, b_sectors, fit);
+    const auto fit = [&] { return clusters_that_fit(config); };
+    const launch_plan how = plan(M, N, K, sms, lda % 16 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
+                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, fit);
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel = how.cluster == CLUSTER ? (how.bn == BN_FIT    ? kernel_for<BN_FIT, CLUSTER>(vec, how.split)
-                                                  : how.bn == BN_WIDE ? kernel_for<BN_WIDE, CLUSTER>(vec, how.split)
-                                                                      : kernel_for<BN_NARROW, CLUSTER>(vec, how.split))
-                        : how.bn == BN_FIT    ? kernel_for<BN_FIT, 1>(vec, how.split)
-                        : how.bn == BN_WIDE   ? kernel_for<BN_WIDE, 1>(vec, how.split)
-                        : how.bn == BN_NARROW ? kernel_for<BN_NARROW, 1>(vec, how.split)
-                                              : kernel_for<BN_NARROWEST, 1>(vec, how.split);
+    const auto kernel = kernel_of(how.bn, how.cluster, vec, how.split);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    // setmaxnreg hands registers between the warpgroups of a block that
-    // starts with REGS each: with more, the consumers would not get theirs;
-    // with fewer, setmaxnreg.inc would wait forever. ptxas gives a kernel
-    // with setmaxnreg all that __launch_bounds__ allows; check that it did.
+    // setmaxnreg assumes REGS per thread at the start (see the header): ptxas
+    // gives a kernel with setmaxnreg all that __launch_bounds__ allows; check.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
-    // Split tiles: two slots and two sets of counts per block, the counts zeroed by zero_kernel first (step 11).
-    const size_t keys = 2 * (size_t)how.units * how.cluster, counts = keys * LEVELS * CONSUMERS;
+    // Split tiles: two slots and counts per block, zero_kernel first (programmatic dependent launch: see the header).
     split s = { how.whole };
     if (how.split) {
-        s.partials = (float *)mem.take(keys * BM * BN_WIDE * sizeof(float) + counts * sizeof(int));
+        const size_t keys = 2 * (size_t)how.units * how.cluster, counts = keys * LEVELS * CONSUMERS;
+        s.partials = (float *)mem.take(keys * BM * how.bn * sizeof(float) + counts * sizeof(int));
         if (!s.partials)
-            return cudaGetLastError(); // as above
-        s.counts = (int *)(s.partials + keys * BM * BN_WIDE);
+            return cudaGetLastError(); // out of GPU memory, as above
+        s.counts = (int *)(s.partials + keys * BM * how.bn);
         zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
     }
     config.gridDim = dim3(how.units * how.cluster);
