@@ -28,8 +28,8 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 284.27 TFLOPS, 40.5% of cuBLAS GemmEx, 6.14x step 04
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
+ * Measured: 282.62 TFLOPS, 40.3% of cuBLAS GemmEx, 6.10x step 04
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
 #include "launch.cuh"

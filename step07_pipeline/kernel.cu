@@ -41,8 +41,8 @@
  * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 398.42 TFLOPS, 59.2% of cuBLAS GemmEx, 1.34x step 06
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
+ * Measured: 397.50 TFLOPS, 59.5% of cuBLAS GemmEx, 1.33x step 06
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
 #include "launch.cuh"

@@ -50,8 +50,8 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory.
  *
- * Measured: 608.40 TFLOPS, 95.9% of cuBLAS GemmEx, 1.53x step 07
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-27).
+ * Measured: 594.75 TFLOPS, 96.0% of cuBLAS GemmEx, 1.50x step 07
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
 #include "launch.cuh"
