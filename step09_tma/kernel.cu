@@ -322,8 +322,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (const int done = no_product(M, N, K, beta, C); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // An operand TMA cannot read is repacked first (repack.cuh: what it costs).
-    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    call_memory mem; // this call's memory for copies of operands TMA cannot read (repack.cuh: what one costs)
     int lda, ldb;    // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
@@ -334,9 +333,8 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
-    // More than 48 KB of shared memory per block only if asked; an error here fails the launch, as the caller sees.
     const int smem = STAGES * STAGE_BYTES;
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
     kernel<<<tiles, THREADS, smem>>>(map_a, map_b, M, N, K, alpha, beta, C);
     return cudaGetLastError();
 }

@@ -397,8 +397,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (const int done = no_product(M, N, K, beta, C); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    // An operand TMA cannot read is repacked first (repack.cuh: what it costs).
-    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    call_memory mem; // this call's memory for copies of operands TMA cannot read (repack.cuh: what one costs)
     int lda, ldb;    // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
@@ -412,11 +411,9 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
-    // More than 48 KB of shared memory per block only if asked; an error here fails the launch, as the caller sees.
     const int smem = STAGES * STAGE_BYTES + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    // setmaxnreg assumes REGS per thread at the start (see the header): ptxas
-    // gives a kernel with setmaxnreg all that __launch_bounds__ allows; check.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
+    // setmaxnreg assumes REGS per thread at the start (see the header): check ptxas gave all __launch_bounds__ allows.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang

@@ -287,12 +287,7 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0
     n0 = in_group / group_rows * BN;
 }
 
-// The work (see the header): tiles 0 .. whole - 1 whole, as in step 10; the others' k-tiles in gridDim.x shares.
-struct split {
-    int whole;
-    float *partials; // two slots of BM x BN floats per block (see key)
-    int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
-};
+struct split { int whole; float *partials; int *counts; }; // tiles done whole (see part); slots, counts (see key)
 
 // Part p of block b's work (of `blocks`): tile `tile`, k-tiles k0 .. k1 - 1; false past the last. Whole tiles first,
 // then of its share the tiles in the middle, the end of the first tile, the start of the last (see the header).
@@ -511,6 +506,18 @@ __global__ void zero_kernel(int *counts, int n)
         counts[i] = 0;
 }
 
+// The fixup's two slots and counts per block, in the call's memory, counts zeroed; false if out of GPU memory.
+static bool workspace(split &s, size_t blocks, call_memory &mem)
+{
+    const size_t keys = 2 * blocks, counts = keys * LEVELS * CONSUMERS;
+    s.partials = (float *)mem.take(keys * BM * BN * sizeof(float) + counts * sizeof(int));
+    if (!s.partials)
+        return false;
+    s.counts = (int *)(s.partials + keys * BM * BN);
+    zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
+    return true;
+}
+
 // The launch plan: the tile's width, the blocks, the tiles done whole (the first, one per block in turn), a split.
 struct launch_plan { int bn, blocks, whole; bool split; };
 
@@ -519,8 +526,7 @@ static launch_plan plan(int M, int N, int K, int sms)
 {
     const int tiles_k = (K + BK - 1) / BK;
     const double operands = 2.0 * M * K + 2.0 * K * N, missed = max(1 - L2_SIZE / operands, 0.0);
-    // Two times that hide each other in part: their 4-norm, between their sum (the 1-norm) and their maximum.
-    const auto norm = [](double a, double b) { return sqrt(sqrt(a * a * a * a + b * b * b * b)); };
+    const auto norm = [](double a, double b) { return sqrt(sqrt(a * a * a * a + b * b * b * b)); }; // 4-norm: header
     launch_plan best = {};
     double best_us = INFINITY;
     const auto consider = [&](launch_plan how, double us) { if (us < best_us) best = how, best_us = us; };
@@ -529,8 +535,7 @@ static launch_plan plan(int M, int N, int K, int sms)
         const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
         const double mma_us = K_TILE_US + 2.0 * BM * BN * BK / MMA_FLOPS_US;
         const double k_tile_bytes = (min(M, BM) + BN) * BK * 2.0; // a block's, from L2
-        // The time of n units at once, the busiest multiplying k_tiles k-tiles and storing `stores` tiles, a tile in
-        // up to `parts` parts; from memory C, A and B, and as far as they miss L2, theirs again per tile in shares.
+        // n units: the busiest's k-tiles and stores, a tile in up to `parts` parts, `shared` tiles in shares (header)
         const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
             double us = k_tiles * norm(mma_us, n * k_tile_bytes / L2_BYTES_US) +
                         stores * min(n, tiles) * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
@@ -562,8 +567,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
 {
     if (const int done = no_product(M, N, K, beta, C); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
-    // An operand TMA cannot read is repacked first (repack.cuh: what it costs).
-    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    call_memory mem; // this call's memory for copies of operands TMA cannot read (repack.cuh: what one costs)
     int lda, ldb;    // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
@@ -579,11 +583,9 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     const launch_plan how = plan(M, N, K, sms);
     const auto kernel = vec ? (how.split ? gemm_kernel<true, true> : gemm_kernel<true, false>)
                             : (how.split ? gemm_kernel<false, true> : gemm_kernel<false, false>);
-    // More than 48 KB of shared memory per block only if asked; an error here fails the launch, as the caller sees.
     const int smem = STAGES * STAGE_BYTES + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    // setmaxnreg assumes REGS per thread at the start (see the header): ptxas
-    // gives a kernel with setmaxnreg all that __launch_bounds__ allows; check.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
+    // setmaxnreg assumes REGS per thread at the start (see the header): check ptxas gave all __launch_bounds__ allows.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
@@ -592,15 +594,9 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     early.val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = { dim3(how.blocks), dim3(THREADS), (size_t)smem, 0, &early, 0 };
     split s = { how.whole };
-    if (how.split) {
-        const size_t keys = 2 * (size_t)how.blocks, counts = keys * LEVELS * CONSUMERS;
-        s.partials = (float *)mem.take(keys * BM * BN * sizeof(float) + counts * sizeof(int));
-        if (!s.partials)
-            return cudaGetLastError(); // out of GPU memory, as above
-        s.counts = (int *)(s.partials + keys * BM * BN);
-        zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
-        config.numAttrs = 1;
-    }
+    if (how.split && !workspace(s, how.blocks, mem))
+        return cudaGetLastError(); // out of GPU memory, as above
+    config.numAttrs = how.split;
     cudaLaunchKernelEx(&config, kernel, map_a, map_b, M, N, K, alpha, beta, C, s);
     return cudaGetLastError();
 }

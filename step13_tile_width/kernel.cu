@@ -349,12 +349,7 @@ __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int
     n0 = in_group / group_rows * BN;
 }
 
-// The work (see the header): tiles 0 .. whole - 1 whole, as in step 10; the others' k-tiles in a share per cluster.
-struct split {
-    int whole;
-    float *partials; // two slots of BM x BN floats per block, for the launch's BN (see key)
-    int *counts;     // two sets of LEVELS x CONSUMERS per block: the parts that got to a group
-};
+struct split { int whole; float *partials; int *counts; }; // tiles done whole (see part); slots, counts (see key)
 
 // Part p of cluster b's work (of `blocks` clusters; a block alone is a cluster of one): tile `tile`, k-tiles
 // k0 .. k1 - 1; false past the last. Whole tiles first, then of its share the tiles in the middle, the end of the
@@ -622,6 +617,18 @@ static int clusters_that_fit(const cudaLaunchConfig_t &config)
     return cudaOccupancyMaxActiveClusters(&n, kernel, &config) == cudaSuccess ? n : (cudaGetLastError(), 0);
 }
 
+// The fixup's two slots and counts per block, in the call's memory, counts zeroed; false if out of GPU memory.
+static bool workspace(split &s, size_t blocks, int bn, call_memory &mem)
+{
+    const size_t keys = 2 * blocks, counts = keys * LEVELS * CONSUMERS;
+    s.partials = (float *)mem.take(keys * BM * bn * sizeof(float) + counts * sizeof(int));
+    if (!s.partials)
+        return false;
+    s.counts = (int *)(s.partials + keys * BM * bn);
+    zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
+    return true;
+}
+
 // The launch plan: the tile's width, blocks alone or in clusters of CLUSTER, the clusters (a block alone: a cluster
 // of one), the tiles done whole (the first, one per cluster in turn), a split.
 struct launch_plan { int bn, cluster, units, whole; bool split; };
@@ -633,20 +640,17 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
 {
     const int tiles_k = (K + BK - 1) / BK;
     const double operands = 2.0 * M * K + 2.0 * K * N, missed = max(1 - L2_SIZE / operands, 0.0);
-    // Two times that hide each other in part: their 4-norm, between their sum (the 1-norm) and their maximum.
-    const auto norm = [](double a, double b) { return sqrt(sqrt(a * a * a * a + b * b * b * b)); };
+    const auto norm = [](double a, double b) { return sqrt(sqrt(a * a * a * a + b * b * b * b)); }; // 4-norm: header
     launch_plan best = {};
     double best_us = INFINITY;
     const auto consider = [&](launch_plan how, double us) { if (us < best_us) best = how, best_us = us; };
-    // The candidates of tiles BN wide on `units` clusters of `cluster` blocks at once: a tile cluster x BM rows, each
-    // block reading 1 / cluster of B's k-tile from L2.
+    // The candidates, tiles BN wide, on `units` clusters of `cluster` blocks: a tile cluster x BM rows, B shared out.
     const auto candidates = [&](int BN, int cluster, int units) {
         const int tiles = ((M + cluster * BM - 1) / (cluster * BM)) * ((N + BN - 1) / BN);
         const double mma_us = K_TILE_US + (cluster > 1) * CLUSTER_US + 2.0 * BM * BN * BK / MMA_FLOPS_US;
         const double a_bytes = min(M, BM) * BK * 2.0 * (a_sectors ? 1 : OFF_SECTOR), b_bytes = BN * BK * 2.0 / cluster;
         const double k_tile_bytes = a_bytes + b_bytes * (b_sectors ? 1 : OFF_SECTOR); // a block's, from L2
-        // The time of n units at once, the busiest multiplying k_tiles k-tiles and storing `stores` tiles, a tile in
-        // up to `parts` parts; from memory C, A and B, and as far as they miss L2, theirs again per tile in shares.
+        // n units: the busiest's k-tiles and stores, a tile in up to `parts` parts, `shared` tiles in shares (header)
         const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
             double us = k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US) +
                         stores * min(n, tiles) * cluster * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
@@ -670,12 +674,10 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
         for (int p = 2; p * tiles <= units && p <= tiles_k; ++p)
             consider({ BN, cluster, p * tiles, 0, true }, time(p * tiles, (tiles_k + p - 1) / p, 1, p, 0));
     };
-    const int fit = fit_of();
-    for (const int BN : { BN_WIDE, BN_FIT, BN_NARROW, BN_NARROWEST }) {
-        candidates(BN, 1, sms);
-        if (fit > 0 && BN > BN_NARROWEST) // clusters of tiles two lines of B wide or more
-            candidates(BN, CLUSTER, fit);
-    }
+    const int fit = fit_of(); // each width, on blocks alone, then in clusters if any fit and B is 2 boxes wide or more
+    for (const int BN : { BN_WIDE, BN_FIT, BN_NARROW, BN_NARROWEST })
+        for (int cluster = 1; cluster <= (fit > 0 && BN > BN_NARROWEST ? CLUSTER : 1); cluster *= CLUSTER)
+            candidates(BN, cluster, cluster == 1 ? sms : fit);
     return best;
 }
 
@@ -684,22 +686,19 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
 {
     if (const int done = no_product(M, N, K, beta, C); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
-    // An operand TMA cannot read is repacked first (repack.cuh: what it costs).
-    call_memory mem; // the copies' memory, this call's own (repack.cuh)
+    call_memory mem; // this call's memory for copies of operands TMA cannot read (repack.cuh: what one costs)
     int lda, ldb;    // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
         return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
-    // The last row of tiles reads boxes of A as tall as its rows (see the header).
-    CUtensorMap map_a, map_b, map_last;
+    CUtensorMap map_a, map_b, map_last; // map_last: boxes of A as tall as the last row of tiles (see the header)
     if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
         !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    // More than 48 KB of shared memory per block only if asked; an error here fails the launch, as the caller sees.
     const int smem = STAGE_SPACE + BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
     // Clusters of CLUSTER (attrs[0]) where the plan takes them; the kernel may start beside zero_kernel (attrs[1]).
     cudaLaunchAttribute attrs[2] = { { cudaLaunchAttributeClusterDimension },
@@ -707,27 +706,19 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     attrs[0].val.clusterDim.x = CLUSTER, attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
     attrs[1].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
-    const auto fit = [&] { return clusters_that_fit(config); };
     const launch_plan how = plan(M, N, K, sms, lda % 16 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
-                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, fit);
+                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, [&] { return clusters_that_fit(config); });
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = kernel_of(how.bn, how.cluster, vec, how.split);
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    // setmaxnreg assumes REGS per thread at the start (see the header): ptxas
-    // gives a kernel with setmaxnreg all that __launch_bounds__ allows; check.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
+    // setmaxnreg assumes REGS per thread at the start (see the header): check ptxas gave all __launch_bounds__ allows.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
         return cudaErrorInvalidKernelImage; // a build this file does not expect: the kernel would hang
     // Split tiles: two slots and counts per block, zero_kernel first (programmatic dependent launch: see the header).
     split s = { how.whole };
-    if (how.split) {
-        const size_t keys = 2 * (size_t)how.units * how.cluster, counts = keys * LEVELS * CONSUMERS;
-        s.partials = (float *)mem.take(keys * BM * how.bn * sizeof(float) + counts * sizeof(int));
-        if (!s.partials)
-            return cudaGetLastError(); // out of GPU memory, as above
-        s.counts = (int *)(s.partials + keys * BM * how.bn);
-        zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
-    }
+    if (how.split && !workspace(s, (size_t)how.units * how.cluster, how.bn, mem))
+        return cudaGetLastError(); // out of GPU memory, as above
     config.gridDim = dim3(how.units * how.cluster);
     config.attrs = how.cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
     config.numAttrs = (how.cluster == CLUSTER) + how.split;
