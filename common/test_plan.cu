@@ -46,29 +46,24 @@ template <class P> int cluster_of(const P &, long) { return 1; }
 template <class P, class = void> struct has_clusters : std::false_type {};
 template <class P> struct has_clusters<P, std::void_t<decltype(P::cluster)>> : std::true_type {};
 
-// How many clusters fit, as the step's gemm_launch would ask the GPU.
-struct fixed_fit {
-    int n;
-    int operator()() const { return n; }
-};
-// plan() of a step with clusters, for rows of A and B on sectors or not and `fit` clusters that fit
-template <class F = fixed_fit>
+// plan() of a step with clusters, for rows of A and B on sectors or not and `fit` clusters that fit (as the
+// step's gemm_launch asks the GPU); of a step without, one plan whatever the alignment and the clusters. Templates
+// on the type of fit, so that the compiler tries the one that fits the step and drops the other.
+template <class F>
 auto plan_for(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, F fit)
     -> decltype(plan(M, N, K, sms, a_sectors, b_sectors, fit))
 {
     return plan(M, N, K, sms, a_sectors, b_sectors, fit);
 }
-// plan() of a step without: one plan whatever the alignment and the clusters (fit() in the return type only
-// makes this a template, so that the compiler tries the one that fits the step and drops the other)
-template <class F = fixed_fit>
-auto plan_for(int M, int N, int K, int sms, bool, bool, F fit) -> decltype(plan(M, N, K, sms + 0 * fit()))
+template <class F>
+auto plan_for(int M, int N, int K, int sms, bool, bool, F fit) -> decltype(plan(M, N, K, sms + 0 * fit))
 {
-    return plan(M, N, K, sms + 0 * fit());
+    return plan(M, N, K, sms + 0 * fit);
 }
 
 static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, int fit)
 {
-    const auto how = plan_for(M, N, K, sms, a_sectors, b_sectors, fixed_fit{ fit });
+    const auto how = plan_for(M, N, K, sms, a_sectors, b_sectors, fit);
     ++plans;
     const int units = units_of(how, 0), cluster = cluster_of(how, 0);
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + how.bn - 1) / how.bn;

@@ -574,9 +574,8 @@ static bool workspace(split &s, size_t blocks, call_memory &mem)
 struct launch_plan { int bn, cluster, units, whole; bool split; };
 
 // The planner (see the header): the cost model's fastest candidate. Make test checks its plans (common/test_plan.cu).
-// Rows of A and of B start on sectors or not; fit() says how many clusters of CLUSTER fit at once (0: none).
-template <class Fit>
-static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, const Fit &fit_of)
+// Rows of A and of B start on sectors or not; `fit` clusters of CLUSTER fit at once (0: none).
+static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, int fit)
 {
     const int tiles_k = (K + BK - 1) / BK;
     const double operands = 2.0 * M * K + 2.0 * K * N, missed = max(1 - L2_SIZE / operands, 0.0);
@@ -615,7 +614,7 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
             consider({ BN, cluster, p * tiles, 0, true }, time(p * tiles, (tiles_k + p - 1) / p, 1, p, 0));
     };
     candidates(1, sms);
-    if (const int fit = fit_of(); fit > 0)
+    if (fit > 0)
         candidates(CLUSTER, fit);
     return best;
 }
@@ -645,7 +644,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     attrs[1].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
     const launch_plan how = plan(M, N, K, sms, lda % 16 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
-                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, [&] { return clusters_that_fit(config); });
+                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = how.cluster == CLUSTER ? kernel_for<CLUSTER>(vec, how.split) : kernel_for<1>(vec, how.split);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked

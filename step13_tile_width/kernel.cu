@@ -634,9 +634,8 @@ static bool workspace(split &s, size_t blocks, int bn, call_memory &mem)
 struct launch_plan { int bn, cluster, units, whole; bool split; };
 
 // The planner (see the header): the cost model's fastest candidate. Make test checks its plans (common/test_plan.cu).
-// Rows of A and of B start on sectors or not; fit() says how many clusters of CLUSTER fit at once (0: none).
-template <class Fit>
-static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, const Fit &fit_of)
+// Rows of A and of B start on sectors or not; `fit` clusters of CLUSTER fit at once (0: none).
+static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, int fit)
 {
     const int tiles_k = (K + BK - 1) / BK;
     const double operands = 2.0 * M * K + 2.0 * K * N, missed = max(1 - L2_SIZE / operands, 0.0);
@@ -674,7 +673,7 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
         for (int p = 2; p * tiles <= units && p <= tiles_k; ++p)
             consider({ BN, cluster, p * tiles, 0, true }, time(p * tiles, (tiles_k + p - 1) / p, 1, p, 0));
     };
-    const int fit = fit_of(); // each width, on blocks alone, then in clusters if any fit and B is 2 boxes wide or more
+    // Each width, on blocks alone, then in clusters if any fit and B's k-tile is two boxes wide or more.
     for (const int BN : { BN_WIDE, BN_FIT, BN_NARROW, BN_NARROWEST })
         for (int cluster = 1; cluster <= (fit > 0 && BN > BN_NARROWEST ? CLUSTER : 1); cluster *= CLUSTER)
             candidates(BN, cluster, cluster == 1 ? sms : fit);
@@ -707,7 +706,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     attrs[1].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
     const launch_plan how = plan(M, N, K, sms, lda % 16 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
-                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, [&] { return clusters_that_fit(config); });
+                                 ldb % 16 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = kernel_of(how.bn, how.cluster, vec, how.split);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
