@@ -314,10 +314,10 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
 // thread: a TMA box of A and BN / LINE_N boxes of B, on a barrier armed with
-// their bytes (a_rows of A's BM rows: see gemm_launch). The blocks of a
-// cluster need the same tile of B: the block of rank r copies boxes r,
-// r + cluster, ... into every block's stage. A block whose rows all lie below
-// C (the last of a cluster) copies no A.
+// their bytes. The blocks of a cluster need the same tile of B: the block of
+// rank r copies boxes r, r + cluster, ... into every block's stage. A block
+// whose rows all lie below C (the last of a cluster) copies no A.
+// a_rows: the rows of A in its box, fewer than BM in the last row (map_last).
 template <int BN>
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
                            const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows, int cluster)
