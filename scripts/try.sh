@@ -86,7 +86,7 @@ experiment() {
             shape="-m 256 -n 256 -k 131072"
             edits=('s/^                    acc\[j\]\[0\] += v.x, acc\[j\]\[1\] += v.y, acc\[j\]\[2\] += v.z, acc\[j\]\[3\] += v.w;/                    (void)v;/') ;;
         step12_multicast) what="blocks alone everywhere, as in step 11: each block copies all of B"; shape="-s 5000"
-            edits=('s/^    if (const int fit = fit_of(); fit > 0)$/    if (const int fit = fit_of(); fit > 0 \&\& false)/') ;;
+            edits=('s/^    if (fit > 0)$/    if (false)/') ;;
         "step12_multicast nostores") what="the epilogue's stores to C left out: wrong results, the time of everything else"
             shape="-s 3000"
             edits=('s/^                store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, \*reinterpret_cast<V \*>(\&out\[r\]\[c\]), alpha, beta);/                ;/') ;;
