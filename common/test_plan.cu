@@ -37,14 +37,12 @@ static void fail(int M, int N, int K, int sms, const char *what)
         printf("FAIL  plan(%d, %d, %d, %d SMs): %s\n", M, N, K, sms, what);
 }
 
-// A step's plan in the same terms: units (blocks, or clusters) and the blocks in each.
-template <class P> auto units_of(const P &p, int) -> decltype(p.units) { return p.units; }
-template <class P> int units_of(const P &p, long) { return p.blocks; }
-template <class P> auto cluster_of(const P &p, int) -> decltype(p.cluster) { return p.cluster; }
-template <class P> int cluster_of(const P &, long) { return 1; }
-
 template <class P, class = void> struct has_clusters : std::false_type {};
 template <class P> struct has_clusters<P, std::void_t<decltype(P::cluster)>> : std::true_type {};
+
+// A step's plan in the same terms: units (blocks, or clusters) and the blocks in each.
+template <class P> int units_of(const P &p) { if constexpr (has_clusters<P>::value) return p.units; else return p.blocks; }
+template <class P> int cluster_of(const P &p) { if constexpr (has_clusters<P>::value) return p.cluster; else return 1; }
 
 // plan() of a step with clusters, for rows of A and B on sectors or not and `fit` clusters that fit (as the
 // step's gemm_launch asks the GPU); of a step without, one plan whatever the alignment and the clusters. Templates
@@ -65,7 +63,7 @@ static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, 
 {
     const auto how = plan_for(M, N, K, sms, a_sectors, b_sectors, fit);
     ++plans;
-    const int units = units_of(how, 0), cluster = cluster_of(how, 0);
+    const int units = units_of(how), cluster = cluster_of(how);
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + how.bn - 1) / how.bn;
     const int tiles = tiles_m * tiles_n, tiles_k = (K + BK - 1) / BK;
     if (how.bn < 64 || how.bn > 256 || how.bn % 64 != 0)
