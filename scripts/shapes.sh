@@ -24,8 +24,9 @@ class_shapes() {
             shapes=("16384 64 4096" "32768 128 4096" "8192 96 8192" "65536 16 4096") ;;
         deep) what="few tiles, each many k-tiles deep"
             shapes=("1024 1024 16384" "512 1024 65536" "2048 2048 32768" "256 256 131072" "1536 1536 8192") ;;
-        shallow) what="a few k-tiles per tile: too few for a split to pay, and C's stores weigh"
-            shapes=("4096 4096 512" "3000 3000 512" "768 8192 1024" "6000 3072 1024") ;;
+        shallow) what="a few k-tiles per tile: too few for a split to pay, and C's stores weigh as much as the multiply"
+            shapes=("8192 8192 256" "10000 10000 64" "4096 4096 512" "3000 3000 512" "16384 16384 1024" "768 8192 1024"
+                    "6000 3072 1024") ;;
         misaligned) what="K or N not a multiple of 8, so rows are not 16-byte aligned"
             shapes=("4096 4096 4100" "4096 4100 4096" "3000 3002 3002" "4095 4095 4095") ;;
         llm) what="tokens x (QKV, MLP up, MLP down, vocabulary) of a 4096-wide model"

@@ -304,7 +304,7 @@ done
 
 # The Hopper lessons stay the size a reader can follow: one idea per diff,
 # at most 200 changed lines each.
-for pair in 08:200 09:200 10:200 11:200 12:200 13:200; do
+for pair in 08:200 09:200 10:200 11:200 12:200 13:200 14:200; do
     s=${pair%%:*} most=${pair##*:}
     stat=$(bash scripts/lesson.sh "$s" --stat 2>"$log")
     size=$(sed -n 's/.* +\([0-9]*\)\/-\([0-9]*\)$/\1 \2/p' <<<"$stat")
