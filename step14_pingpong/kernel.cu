@@ -54,7 +54,7 @@
 #include <type_traits>
 
 constexpr int BM = 64; // rows of C per tile: one consumer's, one wgmma's
-// columns of C per block, the kernel's BN: the widths the planner chooses from (plan)
+// columns of C per tile, the kernel's BN: the widths the planner chooses from (plan)
 constexpr int BN_WIDE = 256, BN_FIT = 192, BN_NARROW = 128, BN_NARROWEST = 64;
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
 constexpr int STAGE_SPACE = 200 * 1024; // bytes of shared memory for the stages: 5, 6, 8 or 12 (BN 256, 192, 128, 64)
