@@ -27,8 +27,8 @@
  * - The fixup is step 11's on the consumer's tile: a slot of 64 x BN sums,
  *   one count per level. No consumer waits for another block.
  * - The planner counts each store but a unit's last under the other
- *   consumer's multiply (norm, as the L2 term): a tile of 64 rows reads
- *   k-tiles of B for half as many rows of C as step 13's.
+ *   consumer's multiply (a 4-norm, as for L2). Its other terms need only
+ *   BM = 64: a k-tile of B now serves half as many rows of C.
  *
  * Why it is faster: while one consumer adds alpha and beta and writes its
  * tile, the other keeps the tensor cores busy; a block's time becomes the
@@ -40,7 +40,8 @@
  * blocks alone. Where C's stores outlast the multiplies (K = 64), memory
  * sets the pace: 4 bytes of C per 2 K flops.
  *
- * Launch: as step 13's; tiles of 64 rows, twice as many.
+ * Launch: as step 13's; tiles of 64 rows, twice as many, and STAGE_SPACE
+ * of 200 KB (5 stages of 40 KB for tiles 256 wide).
  *
  * Measured: not yet measured.
  */
