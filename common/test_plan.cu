@@ -6,9 +6,10 @@
  * step with clusters (a plan with `cluster` and `units`) is asked for every
  * alignment of A's and B's rows and several counts of clusters that fit:
  *
- *   - the plan: a tile width wgmma takes, blocks alone or
- *     clusters that fit, 1 to sms blocks in all, whole tiles in whole rounds
- *     of clusters (or blocks), split exactly when some tiles are not whole;
+ *   - the plan: a tile width wgmma takes, rows of one consumer or both,
+ *     blocks alone or clusters that fit, 1 to sms blocks in all, whole tiles
+ *     in whole rounds of clusters (or blocks), split exactly when some tiles
+ *     are not whole;
  *   - every k-tile of every tile multiplied by exactly one part;
  *   - the parts of a split tile on the consecutive blocks the fixup names
  *     (share_of), each group of the fixup counted by exactly its members, so
@@ -43,6 +44,10 @@ template <class P> struct has_clusters<P, std::void_t<decltype(P::cluster)>> : s
 // A step's plan in the same terms: units (blocks, or clusters) and the blocks in each.
 template <class P> int units_of(const P &p) { if constexpr (has_clusters<P>::value) return p.units; else return p.blocks; }
 template <class P> int cluster_of(const P &p) { if constexpr (has_clusters<P>::value) return p.cluster; else return 1; }
+template <class P, class = void> struct has_rows : std::false_type {};
+template <class P> struct has_rows<P, std::void_t<decltype(P::bm)>> : std::true_type {};
+// A tile's rows: the plan's (one consumer's or both's), or, in a step without, both consumers' wgmma.
+template <class P> int rows_of(const P &p) { if constexpr (has_rows<P>::value) return p.bm; else return CONSUMERS * WGMMA_M; }
 
 // plan() of a step with clusters, for rows of A and B on sectors or not and `fit` clusters that fit (as the
 // step's gemm_launch asks the GPU); of a step without, one plan whatever the alignment and the clusters. Templates
@@ -63,9 +68,11 @@ static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, 
 {
     const auto how = plan_for(M, N, K, sms, a_sectors, b_sectors, fit);
     ++plans;
-    const int units = units_of(how), cluster = cluster_of(how);
-    const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + how.bn - 1) / how.bn;
+    const int units = units_of(how), cluster = cluster_of(how), rows = rows_of(how);
+    const int tiles_m = (M + cluster * rows - 1) / (cluster * rows), tiles_n = (N + how.bn - 1) / how.bn;
     const int tiles = tiles_m * tiles_n, tiles_k = (K + BK - 1) / BK;
+    if (rows != WGMMA_M && rows != CONSUMERS * WGMMA_M)
+        return fail(M, N, K, sms, "a tile of rows neither one consumer's wgmma nor both consumers'");
     if (how.bn < 64 || how.bn > 256 || how.bn % 64 != 0)
         return fail(M, N, K, sms, "a tile width of whole lines of B that wgmma's n does not take");
     if (cluster != 1 && (cluster < 2 || cluster > 8 || units > fit))

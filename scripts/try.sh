@@ -96,11 +96,9 @@ experiment() {
             shape="-m 528 -n 2992 -k 4800"
             edits=('s/m0 + BM > M ? \&map_last : \&map_a,$/\&map_a,/'
                    's/k \* BK, max(min(M - m0, BM), 0), cluster);$/k * BK, m0 < M ? BM : 0, cluster);/') ;;
-        step14_pingpong) what="no turn while storing: each consumer passes the tensor cores on after its store"
-            shape="-m 8192 -n 8192 -k 256"
-            edits=('/the tensor cores go to the other consumer while this one stores$/,+1d'
-                   's/^        if (stopped)$/        if (stopped \&\& threadIdx.x % WARPGROUP == 0)\n            mbar_arrive(\&turn[(wg + 1) % CONSUMERS], rank);\n&/'
-                   '/^            __syncwarp(); \/\/ the next pass writes where this one read$/{n;s/^        }$/        }\n        asm volatile("bar.sync %0, %1;\\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory"); \/\/ every store issued\n        if (threadIdx.x % WARPGROUP == 0)\n            mbar_arrive(\&turn[(wg + 1) % CONSUMERS], rank);/}') ;;
+        step14_pingpong) what="ping-pong everywhere: the planner's candidates are one consumer's tiles only"
+            shape="-s 8192"
+            edits=('s/for (const int BM : { BM_BOTH, BM_ONE })$/for (const int BM : { BM_ONE })/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

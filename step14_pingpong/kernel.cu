@@ -12,36 +12,36 @@
  *   consumer 1:   wait           | multiply tile 1  | store 1 |  wait  | ...
  *   tensor cores: tile 0         | tile 1           | tile 2          | ...
  *
- * - A tile is one consumer's: BM = 64 rows (one wgmma's), BN columns as
- *   step 13 chose. The block's parts (step 11) alternate between the
- *   consumers: part p is consumer p % 2's. Its accumulators are the same
- *   64 x BN as before, so a consumer holds a whole tile in registers while
- *   it adds and stores it, and the other needs none of them.
- * - The producer copies the parts' k-tiles in order, as before; a stage is
- *   one consumer's, so its empty barrier counts one arrival per block.
+ * - Ping-pong: a tile is one consumer's, BM_ONE = 64 rows (one wgmma's) by
+ *   BN. The block's parts (step 11) alternate between the consumers: part p
+ *   is consumer p % 2's, and a stage is one consumer's, so its empty barrier
+ *   counts one arrival per block. The fixup is step 11's on the consumer's
+ *   64 rows, one count per level.
  * - Turns (turn[2], mbarriers): part p's multiply starts once consumer
  *   (p - 1) % 2 has issued every wgmma of part p - 1. The tensor cores then
  *   take the parts' k-tiles in the producer's order, and a consumer never
  *   waits on a stage more than one round ahead of the stage's barrier,
  *   whose phases a parity tells apart only one round at a time.
- * - The fixup is step 11's on the consumer's tile: a slot of 64 x BN sums,
- *   one count per level. No consumer waits for another block.
- * - The planner counts each store but a unit's last under the other
- *   consumer's multiply (a 4-norm, as for L2). Its other terms need only
- *   BM = 64: a k-tile of B now serves half as many rows of C.
+ * - The price: a stage of 64 x 64 of A and 64 x 256 of B, 40 KB, feeds
+ *   half the flops of step 13's 48 KB, so the SMs take in 1.7 times the
+ *   bytes per flop. Where K is deep the stores are few and those bytes set
+ *   the pace: there the tiles stay step 13's, BM_BOTH = 128 rows, both
+ *   consumers on each (PING false).
+ * - The planner weighs both (a template's BM): ping-pong's stores, each but
+ *   a unit's last under the other consumer's multiply (a 4-norm, as for
+ *   L2), against step 13's, after the multiply; its other terms take BM.
  *
  * Why it is faster: while one consumer adds alpha and beta and writes its
  * tile, the other keeps the tensor cores busy; a block's time becomes the
  * longer of its multiplies and its stores, not their sum.
  *
- * What limits it now: L2. A stage of 64 x 64 of A and 64 x 256 of B, 40
- * KB, feeds half the flops of step 13's 48 KB: blocks alone read 1.7
- * times the bytes per flop, clusters (which share B) as much as step 11's
- * blocks alone. Where C's stores outlast the multiplies (K = 64), memory
- * sets the pace: 4 bytes of C per 2 K flops.
+ * What limits it now: C's bytes. Where K is 64 or 256, the stores of all
+ * of C take longer than the multiplies, and the SMs write at about 2.6
+ * TB/s while they also read the operands, where a kernel that only writes
+ * reaches 4 TB/s (results/h200-2026-11-28/: step14_ncu, write_probe).
  *
- * Launch: as step 13's; tiles of 64 rows, twice as many, and STAGE_SPACE
- * of 200 KB (5 stages of 40 KB for tiles 256 wide).
+ * Launch: as step 13's; with ping-pong, tiles of 64 rows, twice as many.
+ * STAGE_SPACE of 200 KB: 5 stages of 40 KB for ping-pong tiles 256 wide.
  *
  * Measured: not yet measured.
  */
@@ -54,7 +54,8 @@
 #include <stdint.h>
 #include <type_traits>
 
-constexpr int BM = 64; // rows of C per tile: one consumer's, one wgmma's
+// rows of C per tile, the kernel's BM: both consumers' halves of one tile (step 13), or one consumer's (plan)
+constexpr int BM_BOTH = 128, BM_ONE = 64;
 // columns of C per tile, the kernel's BN: the widths the planner chooses from (plan)
 constexpr int BN_WIDE = 256, BN_FIT = 192, BN_NARROW = 128, BN_NARROWEST = 64;
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
@@ -78,7 +79,7 @@ constexpr double MMA_FLOPS_US = 6.6e6; // the planner's cost model (see the head
 constexpr double K_TILE_US = 0.06;     // and a k-tile's own time: its barriers, wgmma's fence, commit and wait
 constexpr double L2_BYTES_US = 10.0e6; // bytes per us from L2 to all SMs together
 constexpr double HBM_BYTES_US = 4.0e6; // bytes per us to and from memory
-constexpr double FIXUP_US = 5.0;       // a level of the fixup, 64 x 256 sums written, read by the last of four
+constexpr double FIXUP_US = 10.0;      // a level of the fixup, 128 x 256 sums written, read by the last of four
 constexpr double L2_SIZE = 50e6;       // bytes of L2 (H100, H200): operands that fit are read from memory once
 constexpr double CLUSTER_US = 0.1;     // a cluster's k-tile waits for the slower of its blocks
 constexpr double OFF_SECTOR = 1.6;     // L2's cost per byte of a row off 32-byte sectors, against one on them
@@ -95,16 +96,17 @@ constexpr int CONSUMER_REGS = (REGS * (1 + CONSUMERS) - PRODUCER_REGS) / CONSUME
 constexpr int LINE_N = LINE_PIECES * PIECE;            // halves per line: B's columns in one column of lines
 constexpr int KSLICES = BK / WGMMA_K;                  // wgmma per k-tile
 // The bytes of one stage: a tile of A (a_rows of it) and one of B, bn columns wide.
-__host__ __device__ constexpr int stage_bytes(int bn, int a_rows = BM)
+__host__ __device__ constexpr int stage_bytes(int bn, int a_rows)
 {
     return (a_rows * BK + BK * bn) * (int)sizeof(__half);
 }
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
 
-static_assert(BK == LINE_N && BN_NARROWEST % LINE_N == 0 && BN_FIT % LINE_N == 0 && BM == WGMMA_M,
-              "a row of A's tile is one line, a row of B's whole lines; a consumer's wgmma covers its tile");
+static_assert(BK == LINE_N && BN_NARROWEST % LINE_N == 0 && BN_FIT % LINE_N == 0 && BM_ONE == WGMMA_M &&
+                  BM_BOTH == CONSUMERS * WGMMA_M,
+              "a row of A's tile is one line, a row of B's whole lines; a consumer's wgmma covers its rows");
 static_assert(CONSUMER_REGS <= 255, "a thread holds at most 255 registers");
-static_assert(BM * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROWEST) % SWIZZLE_ATOM == 0,
+static_assert(BM_ONE * BK % (SWIZZLE_ATOM / 2) == 0 && stage_bytes(BN_NARROWEST, BM_ONE) % SWIZZLE_ATOM == 0,
               "tiles start on atoms");
 
 __device__ uint32_t smem_addr(const void *p)
@@ -307,7 +309,7 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 // rank r copies boxes r, r + cluster, ... into every block's stage. A block
 // whose rows all lie below C (the last of a cluster) copies no A.
 // a_rows: the rows of A in its box, fewer than BM in the last row (map_last).
-template <int BN>
+template <int BM, int BN>
 __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensorMap *map_a,
                            const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows, int cluster)
 {
@@ -328,7 +330,7 @@ __device__ void load_tiles(__half *As, __half *Bs, uint64_t *bar, const CUtensor
 // is GROUP_M tile rows, numbered down its columns, so that the tiles in
 // flight share more of A and B in L2 (the last row may have fewer).
 // A tile is cluster x BM rows: this block's are BM of them, in rank order.
-template <int BN>
+template <int BM, int BN>
 __device__ void tile_origin(int tile, int tiles_m, int tiles_n, int cluster, int &m0, int &n0)
 {
     const int first_row = tile / (GROUP_M * tiles_n) * GROUP_M;
@@ -375,18 +377,19 @@ __host__ __device__ void group(int i, int size, int parts, int &head, int &me, i
 // a block's own are key * cluster + rank.
 __host__ __device__ int key(int first, int x) { return 2 * (first + x) + (x == 0); }
 
-template <int BN, bool VEC, bool SPLIT, int CLUSTER_BLOCKS>
+template <int BM, int BN, bool VEC, bool SPLIT, int CLUSTER_BLOCKS>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_last,
             const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha, float beta,
             float *__restrict__ C, split s)
 {
-    constexpr int STAGES = STAGE_SPACE / stage_bytes(BN), FN = BN / MMA_N; // stages; 16 x 8 tiles per warp
+    constexpr int STAGES = STAGE_SPACE / stage_bytes(BN, BM), FN = BN / MMA_N; // stages; 16 x 8 tiles per warp
+    constexpr bool PING = BM == BM_ONE; // a tile per consumer, in turns; else both on each tile, at once (step 13)
     extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
     __half (*As)[BM * BK] = reinterpret_cast<__half (*)[BM * BK]>(smem);
     __half (*Bs)[BK * BN] = reinterpret_cast<__half (*)[BK * BN]>(smem + STAGES * sizeof *As);
     __shared__ uint64_t full[STAGES];  // stage s's tile has landed
-    __shared__ uint64_t empty[STAGES]; // stage s's consumer, in each block of the cluster, is done with it
+    __shared__ uint64_t empty[STAGES]; // stage s's consumers, in each block of the cluster, are done with it
     __shared__ uint64_t turn[CONSUMERS]; // consumer c's turn to multiply: the other has issued its tile's wgmma
     __shared__ int arrived[CONSUMERS];  // the parts each consumer found at its group before it (the fixup)
 
@@ -395,14 +398,15 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     const int u = blockIdx.x / cluster, units = gridDim.x / cluster, rank = blockIdx.x % cluster;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + BN - 1) / BN;
     const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
-    // the consumer warpgroup (-1: the producer); a consumer warp's rows of its tile
-    const int wg = threadIdx.x / WARPGROUP - 1, wm = warp % (WARPGROUP / WARP_SIZE) * MMA_M;
+    // the consumer warpgroup (-1: the producer); a consumer warp's rows of the tile
+    const int wg = threadIdx.x / WARPGROUP - 1, wm = (PING ? 0 : wg * WGMMA_M) + warp % (WARPGROUP / WARP_SIZE) * MMA_M;
+    const int half = PING ? 0 : wg; // the consumer's half of the tile's sums in the fixup
     const int tiles_k = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: the stage's consumers
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&full[s])));
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(cluster));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(cluster * (PING ? 1 : CONSUMERS)));
         }
         for (int c = 0; c < CONSUMERS; ++c) // one thread of the other consumer
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&turn[c])));
@@ -420,11 +424,11 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         int tile, k0, k1;
         for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
-            tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
+            tile_origin<BM, BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
                 const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t; // a piece of a tile: from its last k-tile down
-                load_tiles<BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], m0 + BM > M ? &map_last : &map_a,
+                load_tiles<BM, BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], m0 + BM > M ? &map_last : &map_a,
                                &map_b, m0, n0, k * BK, max(min(M - m0, BM), 0), cluster);
             }
         }
@@ -441,14 +445,14 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     const long long split_k_tiles = (long long)(tiles_m * tiles_n - s.whole) * tiles_k;
     int tile, k0, k1;
     for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
-        if (p % CONSUMERS != wg) { // the other consumer's part: its k-tiles come first in the stages
+        if (PING && p % CONSUMERS != wg) { // the other consumer's part: its k-tiles come first in the stages
             n += k1 - k0;
             continue;
         }
         int m0, n0;
-        tile_origin<BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
+        tile_origin<BM, BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
         float acc[FN][4] = {};
-        if (p > 0) // the other has issued every wgmma of part p - 1, which it was given (header)
+        if (PING && p > 0) // the other has issued every wgmma of part p - 1, which it was given (header)
             mbar_wait(&turn[wg], (p - 1) / CONSUMERS % 2);
         if constexpr (SPLIT) // with the fixup, whose adds write acc: the zeros before the first wgmma (ptxas: C7515)
             wgmma_wait<0>(acc);
@@ -459,7 +463,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             asm volatile("wgmma.fence.sync.aligned;\n" : : : "memory"); // acc is ready for wgmma
 #pragma unroll
             for (int s = 0; s < KSLICES; ++s)
-                wgmma_64xNx16(acc, descriptor(&As[n % STAGES][s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
+                wgmma_64xNx16(acc,
+                                descriptor(&As[n % STAGES][half * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                                 descriptor(&Bs[n % STAGES][s * WGMMA_K * LINE_N], BK * LINE_N * (int)sizeof(__half),
                                            SWIZZLE_ATOM));
             asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
@@ -471,7 +476,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 for (int r = 0; r < cluster; ++r)
                     mbar_arrive(&empty[(n - 1) % STAGES], r);
         }
-        if (threadIdx.x % WARPGROUP == 0) // the tensor cores go to the other consumer while this one stores
+        if (PING && threadIdx.x % WARPGROUP == 0) // the tensor cores go to the other consumer while this one stores
             mbar_arrive(&turn[(wg + 1) % CONSUMERS], rank);
         wgmma_wait<0>(acc);
         if (threadIdx.x % WARPGROUP == 0)
@@ -494,9 +499,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             if (n == 1)
                 continue; // alone in its group: the sum goes on as it is
             const auto own = [&](int x) { return key(first, x) * cluster + rank; }; // this rank's slot and counts
-            int *count = &s.counts[own(head) * LEVELS + level];
-            const auto sum = [&](int member) { // its slot: 16 x 8 tile j's float4s at j * WARPGROUP
-                const size_t x = own(head + member * size);
+            int *count = &s.counts[(own(head) * LEVELS + level) * CONSUMERS + half];
+            const auto sum = [&](int member) { // its slot, our rows: 16 x 8 tile j's float4s at j * WARPGROUP
+                const size_t x = (size_t)own(head + member * size) * CONSUMERS + half;
                 return reinterpret_cast<float4 *>(s.partials) + x * FN * WARPGROUP + threadIdx.x % WARPGROUP;
             };
             const bool rows = __all_sync(~0u, m0 + wm < M); // a warp's rows in C (a vote: ptxas sees it is uniform)
@@ -585,25 +590,27 @@ __global__ void zero_kernel(int *counts, int n)
         counts[i] = 0;
 }
 
-// gemm_kernel for tiles BN wide in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles or not.
-template <int BN, int CLUSTER_BLOCKS>
+// gemm_kernel for tiles BM x BN in clusters of CLUSTER_BLOCKS: float4 stores or not, split tiles or not.
+template <int BM, int BN, int CLUSTER_BLOCKS>
 static auto kernel_for(bool vec, bool split)
 {
-    return vec ? (split ? gemm_kernel<BN, true, true, CLUSTER_BLOCKS> : gemm_kernel<BN, true, false, CLUSTER_BLOCKS>)
-               : (split ? gemm_kernel<BN, false, true, CLUSTER_BLOCKS> : gemm_kernel<BN, false, false, CLUSTER_BLOCKS>);
+    return vec ? (split ? gemm_kernel<BM, BN, true, true, CLUSTER_BLOCKS> : gemm_kernel<BM, BN, true, false, CLUSTER_BLOCKS>)
+               : (split ? gemm_kernel<BM, BN, false, true, CLUSTER_BLOCKS>
+                        : gemm_kernel<BM, BN, false, false, CLUSTER_BLOCKS>);
 }
 
-// gemm_kernel for tiles bn wide in clusters of `cluster` (CLUSTER for tiles 128 wide or more): float4 stores or not,
+// gemm_kernel for tiles BM x bn in clusters of `cluster` (CLUSTER for tiles 128 wide or more): float4 stores or not,
 // split tiles or not.
+template <int BM>
 static auto kernel_of(int bn, int cluster, bool vec, bool split)
 {
-    return cluster == CLUSTER ? (bn == BN_WIDE  ? kernel_for<BN_WIDE, CLUSTER>(vec, split)
-                                 : bn == BN_FIT ? kernel_for<BN_FIT, CLUSTER>(vec, split)
-                                                : kernel_for<BN_NARROW, CLUSTER>(vec, split))
-           : bn == BN_WIDE   ? kernel_for<BN_WIDE, 1>(vec, split)
-           : bn == BN_FIT    ? kernel_for<BN_FIT, 1>(vec, split)
-           : bn == BN_NARROW ? kernel_for<BN_NARROW, 1>(vec, split)
-                             : kernel_for<BN_NARROWEST, 1>(vec, split);
+    return cluster == CLUSTER ? (bn == BN_WIDE  ? kernel_for<BM, BN_WIDE, CLUSTER>(vec, split)
+                                 : bn == BN_FIT ? kernel_for<BM, BN_FIT, CLUSTER>(vec, split)
+                                                : kernel_for<BM, BN_NARROW, CLUSTER>(vec, split))
+           : bn == BN_WIDE   ? kernel_for<BM, BN_WIDE, 1>(vec, split)
+           : bn == BN_FIT    ? kernel_for<BM, BN_FIT, 1>(vec, split)
+           : bn == BN_NARROW ? kernel_for<BM, BN_NARROW, 1>(vec, split)
+                             : kernel_for<BM, BN_NARROWEST, 1>(vec, split);
 }
 
 // How many clusters of CLUSTER fit on the GPU at once, launched by `config` (the runtime's occupancy query); none
@@ -611,7 +618,7 @@ static auto kernel_of(int bn, int cluster, bool vec, bool split)
 static int clusters_that_fit(const cudaLaunchConfig_t &config)
 {
     int n = 0;
-    const auto kernel = kernel_for<BN_WIDE, CLUSTER>(true, true); // each: the same shared memory, a block per SM
+    const auto kernel = kernel_for<BM_BOTH, BN_WIDE, CLUSTER>(true, true); // each: the same shared memory, a block per SM
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)config.dynamicSmemBytes);
     return cudaOccupancyMaxActiveClusters(&n, kernel, &config) == cudaSuccess ? n : (cudaGetLastError(), 0);
 }
@@ -619,18 +626,18 @@ static int clusters_that_fit(const cudaLaunchConfig_t &config)
 // The fixup's two slots and counts per block, in the call's memory, counts zeroed; false if out of GPU memory.
 static bool workspace(split &s, size_t blocks, int bn, call_memory &mem)
 {
-    const size_t keys = 2 * blocks, counts = keys * LEVELS;
-    s.partials = (float *)mem.take(keys * BM * bn * sizeof(float) + counts * sizeof(int));
+    const size_t keys = 2 * blocks, counts = keys * LEVELS * CONSUMERS;
+    s.partials = (float *)mem.take(keys * BM_BOTH * bn * sizeof(float) + counts * sizeof(int));
     if (!s.partials)
         return false;
-    s.counts = (int *)(s.partials + keys * BM * bn);
+    s.counts = (int *)(s.partials + keys * BM_BOTH * bn);
     zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
     return true;
 }
 
 // The launch plan: the tile's width, blocks alone or in clusters of CLUSTER, the clusters (a block alone: a cluster
 // of one), the tiles done whole (the first, one per cluster in turn), a split.
-struct launch_plan { int bn, cluster, units, whole; bool split; };
+struct launch_plan { int bm, bn, cluster, units, whole; bool split; };
 
 // The planner (see the header): the cost model's fastest candidate. Make test checks its plans (common/test_plan.cu).
 // Rows of A and of B start on sectors or not; `fit` clusters of CLUSTER fit at once (0: none).
@@ -642,8 +649,8 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
     launch_plan best = {};
     double best_us = INFINITY;
     const auto consider = [&](launch_plan how, double us) { if (us < best_us) best = how, best_us = us; };
-    // The candidates, tiles BN wide, on `units` clusters of `cluster` blocks: a tile cluster x BM rows, B shared out.
-    const auto candidates = [&](int BN, int cluster, int units) {
+    // The candidates, tiles BM x BN, on `units` clusters of `cluster` blocks: a tile cluster x BM rows, B shared out.
+    const auto candidates = [&](int BM, int BN, int cluster, int units) {
         const int tiles = ((M + cluster * BM - 1) / (cluster * BM)) * ((N + BN - 1) / BN);
         const double mma_us = K_TILE_US + (cluster > 1) * CLUSTER_US + 2.0 * BM * BN * BK / MMA_FLOPS_US;
         const double a_bytes = min(M, BM) * BK * 2.0 * (a_sectors ? 1 : OFF_SECTOR), b_bytes = BN * BK * 2.0 / cluster;
@@ -651,33 +658,35 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
         // n units: the busiest's k-tiles and stores, a tile in up to `parts` parts, `shared` tiles in shares (header)
         const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
             const double store_us = min(n, tiles) * cluster * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
-            // each store but the last under the other consumer's multiply
-            double us = norm(k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US), (stores - 1) * store_us) +
-                        store_us;
-            for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels, its sums BN wide
-                us += FIXUP_US * BN / BN_WIDE;
+            const double mma_all = k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US);
+            // in turns, each store but the last under the other consumer's multiply; else after it (step 13)
+            double us = BM == BM_ONE ? norm(mma_all, (stores - 1) * store_us) + store_us : mma_all + stores * store_us;
+            for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels, its sums BM x BN
+                us += FIXUP_US * BM * BN / (BM_BOTH * BN_WIDE);
             return norm(us, (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US);
         };
         const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
-        consider({ BN, cluster, min(tiles, units), tiles, false },
+        consider({ BM, BN, cluster, min(tiles, units), tiles, false },
                  time(min(tiles, units), (long long)rounds * tiles_k, rounds, 1, 0));
         // w rounds whole, then the rest in a share per unit (w: the last round or two; on a tie, fewer tiles split)
         for (int w = rounds - 1; w >= max(rounds - 2, 0); --w) {
             const long long split_k_tiles = (long long)(tiles - w * units) * tiles_k;
             const long long share = (split_k_tiles + units - 1) / units;
             if (split_k_tiles >= units) // a tile spans up to (tiles_k - 1) / share + 2 shares
-                consider({ BN, cluster, units, w * units, true },
+                consider({ BM, BN, cluster, units, w * units, true },
                          time(units, w * tiles_k + share, w + share / tiles_k + 1, (tiles_k - 1) / share + 2,
                               tiles - w * units));
         }
         // Every tile in p equal parts, on p units each.
         for (int p = 2; p * tiles <= units && p <= tiles_k; ++p)
-            consider({ BN, cluster, p * tiles, 0, true }, time(p * tiles, (tiles_k + p - 1) / p, 1, p, 0));
+            consider({ BM, BN, cluster, p * tiles, 0, true }, time(p * tiles, (tiles_k + p - 1) / p, 1, p, 0));
     };
-    // Each width, on blocks alone, then in clusters if any fit and B's k-tile is two boxes wide or more.
-    for (const int BN : { BN_WIDE, BN_FIT, BN_NARROW, BN_NARROWEST })
-        for (int cluster = 1; cluster <= (fit > 0 && BN > BN_NARROWEST ? CLUSTER : 1); cluster *= CLUSTER)
-            candidates(BN, cluster, cluster == 1 ? sms : fit);
+    // Tiles of both consumers or of one, each width, on blocks alone, then in clusters if any fit and B's k-tile is
+    // two boxes wide or more.
+    for (const int BM : { BM_BOTH, BM_ONE })
+        for (const int BN : { BN_WIDE, BN_FIT, BN_NARROW, BN_NARROWEST })
+            for (int cluster = 1; cluster <= (fit > 0 && BN > BN_NARROWEST ? CLUSTER : 1); cluster *= CLUSTER)
+                candidates(BM, BN, cluster, cluster == 1 ? sms : fit);
     return best;
 }
 
@@ -692,14 +701,10 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
         return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
-    CUtensorMap map_a, map_b, map_last; // map_last: boxes of A as tall as the last row of tiles (see the header)
-    if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
-        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / BM * BM, BK))
-        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const int smem = STAGE_SPACE + CONSUMERS * BM * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
+    const int smem = STAGE_SPACE + BM_BOTH * (OUT_N + OUT_PAD) * (int)sizeof(float); // and the epilogue's pass
     // Clusters of CLUSTER (attrs[0]) where the plan takes them; the kernel may start beside zero_kernel (attrs[1]).
     cudaLaunchAttribute attrs[2] = { { cudaLaunchAttributeClusterDimension },
                                      { cudaLaunchAttributeProgrammaticStreamSerialization } };
@@ -708,8 +713,13 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
     const launch_plan how = plan(M, N, K, sms, lda % 16 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
                                  ldb % 16 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
+    CUtensorMap map_a, map_b, map_last; // map_last: boxes of A as tall as the last row of tiles (see the header)
+    if (!tensor_map(map_a, A, M, K, lda, how.bm, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N) ||
+        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / how.bm * how.bm, BK))
+        return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel = kernel_of(how.bn, how.cluster, vec, how.split);
+    const auto kernel = how.bm == BM_ONE ? kernel_of<BM_ONE>(how.bn, how.cluster, vec, how.split)
+                                         : kernel_of<BM_BOTH>(how.bn, how.cluster, vec, how.split);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
     // setmaxnreg assumes REGS per thread at the start (see the header): check ptxas gave all __launch_bounds__ allows.
     cudaFuncAttributes attr;
