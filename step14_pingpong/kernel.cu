@@ -31,9 +31,15 @@
  *   a unit's last under the other consumer's multiply (a 4-norm, as for
  *   L2), against step 13's, after the multiply; its other terms take BM.
  *
- * Why it is faster: while one consumer adds alpha and beta and writes its
- * tile, the other keeps the tensor cores busy; a block's time becomes the
- * longer of its multiplies and its stores, not their sum.
+ * The other way, a TMA store of the whole tile from shared memory, needs
+ * 64 or 128 KB of it to stage a tile of floats, which leaves 5 or 2
+ * stages: slower than step 13 nearly everywhere it was tried
+ * (results/h200-2026-11-28/step14_first.txt).
+ *
+ * Why it is faster: while one consumer adds alpha and beta, passes its
+ * tile through shared memory and issues its stores, the other keeps the
+ * tensor cores busy. In step 13 the tensor cores wait for that work; the
+ * stores themselves drain to memory in the background in both.
  *
  * What limits it now: C's bytes. Where K is 64 or 256, the stores of all
  * of C take longer than the multiplies, and the SMs write at about 2.6
