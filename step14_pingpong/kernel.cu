@@ -30,6 +30,8 @@
  * - The planner weighs both (a template's BM): ping-pong's stores, each but
  *   a unit's last under the other consumer's multiply (a 4-norm, as for
  *   L2), against step 13's, after the multiply; its other terms take BM.
+ *   A store goes at L2's rate while C fits in L2, at memory's beyond: so
+ *   ping-pong pays where C is large (tiles in results/: step14_modes).
  *
  * The other way, a TMA store of the whole tile from shared memory, needs
  * 64 or 128 KB of it to stage a tile of floats, which leaves 5 or 2
@@ -651,6 +653,7 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
 {
     const int tiles_k = (K + BK - 1) / BK;
     const double operands = 2.0 * M * K + 2.0 * K * N, missed = max(1 - L2_SIZE / operands, 0.0);
+    const double c_missed = max(1 - L2_SIZE / (4.0 * M * N), 0.0); // C's bytes written back to memory by its end
     const auto norm = [](double a, double b) { return sqrt(sqrt(a * a * a * a + b * b * b * b)); }; // 4-norm: header
     launch_plan best = {};
     double best_us = INFINITY;
@@ -663,7 +666,8 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
         const double k_tile_bytes = a_bytes + b_bytes * (b_sectors ? 1 : OFF_SECTOR); // a block's, from L2
         // n units: the busiest's k-tiles and stores, a tile in up to `parts` parts, `shared` tiles in shares (header)
         const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
-            const double store_us = min(n, tiles) * cluster * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
+            const double store_us = min(n, tiles) * cluster * BM * BN * sizeof(float) * // a tile per block, to L2
+                                    (c_missed / HBM_BYTES_US + (1 - c_missed) / L2_BYTES_US); // and on to memory
             const double mma_all = k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US);
             // in turns, each store but the last under the other consumer's multiply; else after it (step 13)
             double us = BM == BM_ONE ? norm(mma_all, (stores - 1) * store_us) + store_us : mma_all + stores * store_us;
