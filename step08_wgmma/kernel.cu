@@ -50,7 +50,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory.
  *
- * Measured: 594.75 TFLOPS, 96.0% of cuBLAS GemmEx, 1.50x step 07
+ * Measured: 598.94 TFLOPS, 96.2% of cuBLAS GemmEx, 1.51x step 07
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
