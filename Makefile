@@ -22,7 +22,7 @@ export ARCH
 
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xptxas -warn-spills,-warn-lmem-usage
 CFLAGS ?= -O3 -std=c11 -Wall -Wextra -Wpedantic
-LDLIBS := -lcublas
+LDLIBS := -lcublas -lcupti
 
 ALL_STEPS := $(sort $(patsubst %/main.c,%,$(wildcard step[0-9][0-9]_*/main.c)))
 SHORT = $(firstword $(subst _, ,$(1)))
@@ -85,16 +85,24 @@ $(foreach s,$(BUILT),$(eval $(call RECORD,$(s),$(NVCC) $(NVCCFLAGS) $(GENCODE_$(
 $(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH)))
 
 %/run: %/main.o %/kernel.o $(COMMON_OBJS)
-	$(NVCC) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64
+	$(NVCC) -o $@ $^ $(LDLIBS) -L$(CUDA_PATH)/extras/CUPTI/lib64 -Xlinker -rpath,$(CUDA_PATH)/lib64:$(CUDA_PATH)/extras/CUPTI/lib64
 
-%/kernel.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh %/.build-config
+%/kernel.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh common/timeline.cuh %/.build-config
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -Icommon -c $< -o $@
+
+# scripts/timeline.sh's program: the step's kernels with their stamps on
+# (common/timeline.cuh); no default target builds it.
+%/timeline: %/timeline.o common/timeline.o common/half.o
+	$(NVCC) -o $@ $^ -Xlinker -rpath,$(CUDA_PATH)/lib64
+
+%/timeline.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh common/timeline.cuh %/.build-config
+	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -DGEMM_TIMELINE -Icommon -c $< -o $@
 
 %/main.o: %/main.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) -Icommon -c $< -o $@
 
-common/harness.o: common/harness.c $(COMMON_HDRS) common/.build-config
-	$(CC) $(CFLAGS) -I$(CUDA_PATH)/include -c $< -o $@
+common/harness.o common/timeline.o: common/%.o: common/%.c $(COMMON_HDRS) common/.build-config
+	$(CC) $(CFLAGS) -isystem $(CUDA_PATH)/include -c $< -o $@
 
 common/%.o: common/%.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -145,4 +153,4 @@ help:
 
 clean:
 	rm -f common/*.o common/test_common common/.build-config \
-	    $(foreach s,$(ALL_STEPS),$(s)/*.o $(s)/run $(s)/.build-config $(call SHORT,$(s)))
+	    $(foreach s,$(ALL_STEPS),$(s)/*.o $(s)/run $(s)/timeline $(s)/.build-config $(call SHORT,$(s)))

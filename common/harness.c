@@ -4,6 +4,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cupti.h>
 
 #include <math.h>
 #include <stdatomic.h>
@@ -385,6 +386,66 @@ static void CUDART_CB hold(void *queued)
         ;
 }
 
+/* --launches: each kernel a call of fn launches, as the driver is asked for
+ * it (CUPTI's callbacks on cuLaunchKernel and cuLaunchKernelEx), written
+ * BLOCKSxTHREADS/cCLUSTER/sSHARED_BYTES and joined by "+". Two steps
+ * whose launches at a shape are the same run the same schedule; their times
+ * differ by noise (scripts/run_all.sh marks them). "unknown" where CUPTI
+ * cannot watch: another tool holds it (ncu, for one). */
+struct launch_text { char *text; size_t size; };
+
+static void CUPTIAPI note_launch(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *info)
+{
+    const CUpti_CallbackData *call = info;
+    struct launch_text *out = user;
+    (void)domain;
+    if (call->callbackSite != CUPTI_API_ENTER)
+        return;
+    unsigned blocks, threads, cluster = 1, shared;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
+        const cuLaunchKernel_params *k = call->functionParams;
+        blocks = k->gridDimX * k->gridDimY * k->gridDimZ;
+        threads = k->blockDimX * k->blockDimY * k->blockDimZ;
+        shared = k->sharedMemBytes;
+    } else {
+        const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)call->functionParams)->config;
+        blocks = c->gridDimX * c->gridDimY * c->gridDimZ;
+        threads = c->blockDimX * c->blockDimY * c->blockDimZ;
+        shared = c->sharedMemBytes;
+        for (unsigned i = 0; i < c->numAttrs; i++)
+            if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+                cluster = c->attrs[i].value.clusterDim.x * c->attrs[i].value.clusterDim.y *
+                          c->attrs[i].value.clusterDim.z;
+    }
+    const size_t used = strlen(out->text);
+    snprintf(out->text + used, out->size - used, "%s%ux%u/c%u/s%u", used ? "+" : "", blocks, threads, cluster,
+             shared);
+}
+
+static void record_launches(const struct problem *p, gemm_fn fn, char *text, size_t size)
+{
+    const struct gemm_data *d = &p->host;
+    static const CUpti_CallbackId IDS[] = { CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+                                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+                                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz };
+    struct launch_text out = { text, size };
+    CUpti_SubscriberHandle watch;
+    text[0] = '\0';
+    const int subscribed = cuptiSubscribe(&watch, note_launch, &out) == CUPTI_SUCCESS;
+    int ok = subscribed;
+    for (size_t i = 0; ok && i < sizeof IDS / sizeof IDS[0]; i++)
+        ok = cuptiEnableCallback(1, watch, CUPTI_CB_DOMAIN_DRIVER_API, IDS[i]) == CUPTI_SUCCESS;
+    if (ok) {
+        CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    if (subscribed)
+        cuptiUnsubscribe(watch);
+    if (!ok || !text[0])
+        snprintf(text, size, "unknown");
+}
+
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs)
 {
@@ -445,6 +506,8 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
 
     *t_mine = summarize(ms, n, warmup);
     *t_theirs = summarize(ms + n, n, warmup);
+    if (opt->launches)
+        record_launches(p, mine, t_mine->launches, sizeof t_mine->launches);
     free(ev);
     free(ms);
     free(queued);
@@ -478,6 +541,8 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
     printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, runs alternating\n",
            cublas->median_ms, tflops(opt, cublas->median_ms), cublas_label(step->input));
     printf("  vs cuBLAS  %.1f %%\n", pct);
+    if (opt->launches)
+        printf("  launches   %s (per kernel: blocks x threads / cluster / shared bytes)\n", mine->launches);
     if (!check) {
         printf("  check      skipped (--no-check)\n");
     } else {
@@ -510,10 +575,10 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
                                                                              : check->ref_worst;
     printf("step=%s precision=%s m=%d n=%d k=%d alpha=%g beta=%g offset=%d ms=%.4f tflops=%.2f "
            "cublas_ms=%.4f cublas_tflops=%.2f pct_cublas=%.1f check=%s worst=%.3g "
-           "gpu=%s sm=%d%d cuda=%d.%d\n",
+           "gpu=%s sm=%d%d cuda=%d.%d%s%s\n",
            step->name, fp16 ? "fp16" : "fp32", opt->M, opt->N, opt->K, opt->alpha, opt->beta,
            opt->offset, mine->median_ms, tflops(opt, mine->median_ms), cublas->median_ms,
            tflops(opt, cublas->median_ms), pct, !check ? "SKIP" : check->pass ? "PASS" : "FAIL",
            worst, gpu_name, gpu->major, gpu->minor, gpu->runtime / 1000,
-           gpu->runtime % 1000 / 10);
+           gpu->runtime % 1000 / 10, opt->launches ? " launches=" : "", opt->launches ? mine->launches : "");
 }

@@ -32,6 +32,7 @@ typedef int (*gemm_fn)(int M, int N, int K, float alpha, const void *A, const vo
 struct timing {
     double median_ms, min_ms, max_ms;
     int warmup, runs;
+    char launches[256]; /* with --launches, what one call launched (time_gemms); else empty */
 };
 
 /* Picks GPU 0 and checks it can run this problem. Returns -1 to go on, or the

@@ -7,6 +7,7 @@
 #define LAUNCH_CUH
 
 #include "gemm.h"
+#include "timeline.cuh"
 
 #include <cuda_runtime.h>
 

@@ -37,6 +37,8 @@ static void usage(const char *cmd, const struct step *step)
            "  --offset N         start A, B and C N elements past an aligned address,\n"
            "                     to see what misaligned rows cost (default 0)\n"
            "  --no-check         skip the correctness check\n"
+           "  --launches         report the kernels one call launches: grid, block,\n"
+           "                     cluster and shared memory of each (through CUPTI)\n"
            "  -h, --help         show this help (wherever it stands)\n"
            "\n"
            "Numbers are decimal: 1000, +12, -1.5, 2.5e-3; no spaces, no hex.\n"
@@ -139,6 +141,10 @@ int parse_options(int argc, char **argv, const struct step *step, struct options
         const char *arg = argv[i];
         if (!strcmp(arg, "--no-check")) {
             opt->check = 0;
+            continue;
+        }
+        if (!strcmp(arg, "--launches")) {
+            opt->launches = 1;
             continue;
         }
 

@@ -17,6 +17,7 @@ struct options {
     int offset; /* A, B and C start this many elements past an allocation */
     uint64_t seed;
     int check; /* 0 after --no-check */
+    int launches; /* 1 after --launches: report the kernels gemm_launch launches */
 };
 
 /* The largest problem any step accepts is gemm.h's (GEMM_MAX_SIDE, GEMM_MAX_ELEMENTS). */

@@ -479,13 +479,14 @@ static void test_options(void)
            "wrong defaults");
 
     result("options: no offset by default", rc == -1 && o.offset == 0, "offset set");
+    result("options: no launches reported by default", rc == -1 && !o.launches, "launches set");
 
     rc = parse("-m 7 -n 9 -k 11 --alpha -1.5 --beta=0.25 --iters 3 --warmup 0 --seed 5 --offset 3 "
-               "--no-check", &o);
+               "--no-check --launches", &o);
     result("options: every option parses, --opt=value too",
            rc == -1 && o.M == 7 && o.N == 9 && o.K == 11 && o.alpha == -1.5f &&
                o.beta == 0.25f && o.iters == 3 && o.warmup == 0 && o.seed == 5 && o.offset == 3 &&
-               !o.check,
+               !o.check && o.launches,
            "wrong values");
     /* The kernels index a matrix with 32-bit ints (row * cols + col): the
      * largest one any step takes must have at most INT_MAX elements. */

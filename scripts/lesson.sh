@@ -33,8 +33,9 @@ done
 [ -n "$prev" ] || die lesson.sh "$step is the first step: read $step/kernel.cu whole"
 
 # The code of a kernel.cu: everything after its header comment (the first
-# block comment, up to the first line that closes it).
-code() { awk 'body { print; next } /^ \*\/$/ { body = 1 }' "$1/kernel.cu"; }
+# block comment, up to the first line that closes it), less the timeline's
+# stamps (common/timeline.cuh), the same lines in every step from 10 on.
+code() { awk 'body && !/^ *TIMELINE\(/ { print; next } /^ \*\/$/ { body = 1 }' "$1/kernel.cu"; }
 
 a=$(mktemp) b=$(mktemp)
 trap 'rm -f "$a" "$b"' EXIT

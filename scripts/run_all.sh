@@ -3,7 +3,10 @@
 # median time against step 01, against the step before it, and against
 # cuBLAS of the same precision timed in the same process on the same data,
 # with a bar of its TFLOPS to scale. A step the GPU (or the build's ARCH)
-# cannot run gets a row that says what it needs. Exits 1 if a step fails its
+# cannot run gets a row that says what it needs. A step whose kernels are
+# launched as the step before's (the same grids, blocks, clusters and shared
+# memory: each step's --launches) is marked "=" after its x prev: the same
+# schedule, so that ratio is noise. Exits 1 if a step fails its
 # check or does not run, 2 if there is no usable GPU or the options are bad.
 set -u
 cd "$(dirname "$0")/.."
@@ -54,7 +57,7 @@ for s in "${steps[@]}"; do
         res[$s,check]="needs $(bash scripts/arch.sh need "$s")"
         continue
     fi
-    out=$(./"$s"/run -m "$m" -n "$n" -k "$k" --iters "$iters" 2>&1)
+    out=$(./"$s"/run -m "$m" -n "$n" -k "$k" --iters "$iters" --launches 2>&1)
     rc=$?
     line=$(tail -n 1 <<<"$out")
     if [[ $line == step=* ]]; then
@@ -112,17 +115,19 @@ top=$(for r in "${rows[@]}"; do get "$r" tflops; done | sort -g | tail -n 1)
 
 echo "GEMM M=$m N=$n K=$k on ${gpu//_/ } (CUDA $cuda), $(date -u +%Y-%m-%d); median of $iters runs each"
 echo
-fmt='%-24s %-17s %-9s %9s %8s %9s %7s %9s  %-12s %s\n'
-printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check "TFLOPS, to scale"
+fmt='%-24s %-17s %-9s %9s %8s %9s %7s%1s%9s  %-12s %s\n'
+printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check "TFLOPS, to scale"
 [ -n "$csv" ] && echo "step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check" >"$csv"
 first=${steps[0]} prev=""
 for r in "${rows[@]}"; do
     if [[ $r == cuBLAS* ]]; then
-        technique="cuBLAS" x_prev="-"
+        technique="cuBLAS" x_prev="-" same=""
     else
         technique=${r#step[0-9][0-9]_} technique=${technique//_/ }
-        x_prev="-"
+        x_prev="-" same=""
         [ -n "$prev" ] && x_prev=$(ratio "$(get "$r" tflops)" "$(get "$prev" tflops)")
+        [ -n "$prev" ] && [ -n "$(get "$r" launches)" ] && [ "$(get "$r" launches)" != unknown ] &&
+            [ "$(get "$r" launches)" = "$(get "$prev" launches)" ] && same="="
         prev=$r
     fi
     prec=$(get "$r" precision)
@@ -133,11 +138,12 @@ for r in "${rows[@]}"; do
                 "$(ratio "$(get "$r" tflops)" "$(get "$first" tflops)")" "$x_prev"
                 "$(get "$r" pct_cublas)" "$(get "$r" check)")
     fi
-    printf "$fmt" "${fields[@]}" "$(bar "$(get "$r" tflops)" "$top" 30)"
+    printf "$fmt" "${fields[@]:0:7}" "$same" "${fields[@]:7}" "$(bar "$(get "$r" tflops)" "$top" 30)"
     [ -n "$csv" ] && (IFS=,; echo "${fields[*]}") >>"$csv"
 done
 echo
 echo "% cuBLAS: against cuBLAS timed in the same process on the same data; the cuBLAS"
 echo "rows give the median of those runs. x prev: against the step before (the cuBLAS"
-echo "rows are not steps)."
+echo "rows are not steps); =: launched as the step before (the same grids, blocks,"
+echo "clusters and shared memory), so the same schedule, and the ratio is noise."
 exit $status

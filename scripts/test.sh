@@ -277,6 +277,11 @@ bad_calls=(
     "spread.sh|bash scripts/spread.sh README.md" "spread.sh|bash scripts/spread.sh /nonexistent README.md"
     "spread.sh|bash scripts/spread.sh README.md README.md" "spread.sh|bash scripts/spread.sh --bogus"
     "warmup.sh|bash scripts/warmup.sh 99" "warmup.sh|bash scripts/warmup.sh 10 --runs 0"
+    "timeline.sh|bash scripts/timeline.sh" "timeline.sh|bash scripts/timeline.sh 99"
+    "timeline.sh|bash scripts/timeline.sh 05" "timeline.sh|bash scripts/timeline.sh 11 -m abc"
+    "timeline.sh|bash scripts/timeline.sh 11 --stamps /nonexistent/x.txt"
+    "timeline.sh|bash scripts/timeline.sh --from /nonexistent" "timeline.sh|bash scripts/timeline.sh --from README.md"
+    "timeline.sh|bash scripts/timeline.sh 11 --from README.md" "timeline.sh|bash scripts/timeline.sh --bogus"
     "Makefile|$MAKE --no-print-directory ARCH=sm_7" "Makefile|$MAKE --no-print-directory STEP=04"
     "Makefile|$MAKE --no-print-directory step99" "Makefile|$MAKE --no-print-directory lesson"
     "Makefile|$MAKE --no-print-directory sass STEP=" "Makefile|$MAKE --no-print-directory profile"
@@ -333,19 +338,56 @@ fmt=$(sed -n "s/^fmt='\(.*\)'$/\1/p" scripts/run_all.sh)
 {
     echo "GEMM M=64 N=64 K=64 on Some GPU (CUDA 13.0), 2026-01-01; median of 20 runs each"
     echo
-    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check "TFLOPS, to scale"
-    printf "$fmt" step04_register_tile "register tile" fp32 2.959 46.45 7.54 4.77 90.4 PASS "██▎"
-    printf "$fmt" "cuBLAS SGEMM" cuBLAS fp32 2.676 51.35 8.34 - 100.0 - "██▍"
+    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check "TFLOPS, to scale"
+    printf "$fmt" step04_register_tile "register tile" fp32 2.959 46.45 7.54 4.77 = 90.4 PASS "██▎"
+    printf "$fmt" "cuBLAS SGEMM" cuBLAS fp32 2.676 51.35 8.34 - "" 100.0 - "██▍"
     echo
     echo "% cuBLAS: ..."
 } >"$log.txt"
 if [ -n "$fmt" ] && bash scripts/chart.sh "$log.txt" >"$log.out" 2>"$log" && [ "$(grep -c '<rect x=' "$log.out")" -eq 2 ] &&
     grep -q '>step04_register_tile: 46.45 TFLOPS, 90.4%<' "$log.out" && grep -q '>cuBLAS SGEMM: 51.35 TFLOPS, 100.0%<' "$log.out" &&
     grep -q '>GEMM M=64 N=64 K=64 on Some GPU (CUDA 13.0), 2026-01-01<' "$log.out"; then
-    pass "scripts/chart.sh: a saved run_all.sh output, its rows read from run_all.sh's columns"
+    pass "scripts/chart.sh: a saved run_all.sh output, its rows read from run_all.sh's columns, a launch mark beside them"
 else
     fail "scripts/chart.sh: want 2 bars with run_all.sh's TFLOPS and % cuBLAS, titled with the GPU and date"
 fi
+# scripts/timeline.sh from saved stamps: a bar per phase, from a consumer's
+# stamp to its next (none after "done", none after its last), its SM's row.
+{
+    echo "# step11_stream_k M=300 N=300 K=3000 on Some GPU (CUDA 13.0), 2026-01-01: sm block consumer kind ns"
+    printf '%s\n' "0 0 0 0 0" "0 0 0 1 40000" "0 0 0 2 45000" "0 0 0 3 50000" "0 0 1 0 0" "0 0 1 3 52000" \
+        "5 1 0 1 30000" "5 1 0 0 1000" "5 1 0 0 31000" "5 1 0 1 60000"
+} >"$log.stamps"
+if bash scripts/timeline.sh --from "$log.stamps" >"$log.svg" 2>"$log" && [ "$(grep -c '<title>SM ' "$log.svg")" -eq 7 ] &&
+    grep -q '<title>SM 0, consumer 0: fixup, 5.0 us</title>' "$log.svg" &&
+    grep -q '<title>SM 0, consumer 1: multiply, 52.0 us</title>' "$log.svg" &&
+    grep -q '<title>SM 5, consumer 0: multiply, 29.0 us</title>' "$log.svg" &&
+    grep -q '<title>SM 5, consumer 0: fixup, 1.0 us</title>' "$log.svg" &&
+    grep -q '>step11_stream_k M=300 N=300 K=3000 on Some GPU (CUDA 13.0), 2026-01-01<' "$log.svg" &&
+    head -n 1 "$log.svg" | grep -q '^<svg ' && tail -n 1 "$log.svg" | grep -qx '</svg>'; then
+    pass "scripts/timeline.sh --from: saved stamps drawn, a bar per phase on its SM's row"
+else
+    fail "scripts/timeline.sh --from: want 7 bars from the saved stamps, each phase's length"
+fi
+rm -f "$log.stamps" "$log.svg"
+# The stamps are in no default build: four lines in each kernel from step 10
+# on, nothing without -DGEMM_TIMELINE, and no lesson shows them.
+stamped=0 wrong=""
+for s in "${all_steps[@]}"; do
+    n=$(grep -c '^ *TIMELINE(' "$s/kernel.cu")
+    if [ "$((10#${s:4:2}))" -ge 10 ]; then
+        [ "$n" -eq 4 ] && stamped=$((stamped + 1)) || wrong+=" $s"
+    else
+        [ "$n" -eq 0 ] || wrong+=" $s"
+    fi
+done
+if [ -z "$wrong" ] && [ $stamped -ge 5 ] && grep -q '^#define TIMELINE(kind) ((void)0)$' common/timeline.cuh &&
+    ! bash scripts/lesson.sh 10 | grep -q 'TIMELINE'; then
+    pass "the timeline's stamps: four lines in each kernel from step 10 on, nothing in the default build, no lesson"
+else
+    fail "the timeline's stamps: want four TIMELINE lines in each kernel from step 10 on only, none in a lesson:$wrong"
+fi
+
 # scripts/spread.sh: each step's % cuBLAS over saved run_all.sh outputs of one
 # shape, and the largest minus the smallest; outputs of two shapes refused.
 sed 's/ 90\.4  PASS/ 91.9  PASS/' "$log.txt" >"$log.2.txt"
@@ -387,9 +429,9 @@ mkdir "$copy/results"
 {
     echo "GEMM M=4096 N=4096 K=4096 on Some GPU (CUDA 13.0), 2026-01-01; median of 20 runs each"
     echo
-    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "% cuBLAS" check "TFLOPS, to scale"
-    for s in "${all_steps[@]}"; do printf "$fmt" "$s" technique fp16 1.000 123.45 1.00 1.00 98.7 PASS "█"; done
-    printf "$fmt" "cuBLAS GemmEx" cuBLAS fp16 1.000 125.00 1.00 - 100.0 - "█"
+    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check "TFLOPS, to scale"
+    for s in "${all_steps[@]}"; do printf "$fmt" "$s" technique fp16 1.000 123.45 1.00 1.00 = 98.7 PASS "█"; done
+    printf "$fmt" "cuBLAS GemmEx" cuBLAS fp16 1.000 125.00 1.00 - "" 100.0 - "█"
 } >"$copy/results/good.txt"
 sed '3d' "$copy/results/good.txt" >"$copy/results/bad.txt" # the line of headings gone
 before=$(cd "$copy" && find . -type f ! -path ./results/bad.txt -exec md5sum {} + | sort)
@@ -675,7 +717,8 @@ sanitizer_runs_for() {
 # The GPU checks of step $1: its runs, and its cases of common/test_launch.cu.
 cases_for() {
     echo $(( ${#shapes[@]} + ${#scalings[@]} * ${#scaled_shapes[@]} + ${#offset_runs[@]} +
-             $(sanitizer_runs_for "$1" | wc -l) + $(library_cases_for "$1" | wc -l) + $(library_sanitized_for "$1") ))
+             $(sanitizer_runs_for "$1" | wc -l) + $(library_cases_for "$1" | wc -l) + $(library_sanitized_for "$1") +
+             1 + ($((10#${1:4:2})) >= 10) )) # --launches; from step 10, scripts/timeline.sh
 }
 wrong_cases=10 # common/wrong_kernel.cu's 5 bugs, with a float and a half harness
 # gemm_launch as a library (common/test_launch.cu), a process per case:
@@ -971,6 +1014,29 @@ else
         fi
         rm -f "$log.err"
     fi
+
+    echo "== GPU: what each step launches, and the timeline"
+    for s in ${runnable[@]+"${runnable[@]}"}; do
+        if ./"$s"/run -s 512 --warmup 0 --iters 1 --no-check --launches >"$log" 2>&1 &&
+            tail -n 1 "$log" | grep -qE ' launches=[0-9]+x[0-9]+/c[0-9]+/s[0-9]+(\+[0-9]+x[0-9]+/c[0-9]+/s[0-9]+)*$' &&
+            grep -q '^  launches   [0-9]' "$log"; then
+            pass "$s --launches: each kernel's grid, block, cluster and shared memory"
+        else
+            fail "$s --launches: want launches=BLOCKSxTHREADS/cN/sBYTES, from CUPTI"
+        fi
+    done
+    for s in ${runnable[@]+"${runnable[@]}"}; do
+        [ "$((10#${s:4:2}))" -ge 10 ] || continue
+        # 1024^3 in 128-row tiles: 8 rows of them, every consumer stamps multiply, store and done
+        if bash scripts/timeline.sh "${s%%_*}" -s 1024 --stamps "$log.txt" >"$log.out" 2>"$log" &&
+            awk 'NR > 1 && NF == 5 { k[$4]++ } END { exit !(k[0] >= 8 && k[2] >= 8 && k[3] >= 8) }' "$log.txt" &&
+            grep -q '<title>SM [0-9]*, consumer [01]: multiply' "$log.out" && tail -n 1 "$log.out" | grep -qx '</svg>'; then
+            pass "scripts/timeline.sh ${s%%_*} -s 1024: stamps from the GPU, drawn"
+        else
+            fail "scripts/timeline.sh ${s%%_*} -s 1024: want every phase stamped and drawn"
+        fi
+    done
+    rm -f "$log.txt" "$log.out"
 
     echo "== GPU: compute-sanitizer memcheck and racecheck on small shapes"
     if ! command -v compute-sanitizer >/dev/null; then

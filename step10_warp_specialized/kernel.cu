@@ -326,6 +326,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         int m0, n0;
         tile_origin(tile, tiles_m, tiles_n, m0, n0);
         float acc[FN][4] = {};
+        TIMELINE(multiply);
         for (int t = 0; t < tiles_k; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
 
@@ -348,6 +349,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (threadIdx.x % WARPGROUP == 0)
             mbar_arrive(&empty[(n - 1) % STAGES]);
 
+        TIMELINE(fixup);
+        TIMELINE(store);
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
         // while the producer copies the next tile. A warp's 16 rows pass
         // through shared memory OUT_N columns at a time (see the header): in
@@ -371,6 +374,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, *reinterpret_cast<V *>(&out[r][c]), alpha, beta);
             __syncwarp(); // the next pass writes where this one read
         }
+        TIMELINE(done);
     }
 }
 

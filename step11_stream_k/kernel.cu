@@ -383,6 +383,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         float acc[FN][4] = {};
         if constexpr (SPLIT) // with the fixup, whose adds write acc: the zeros before the first wgmma (ptxas: C7515)
             wgmma_wait<0>(acc);
+        TIMELINE(multiply);
         for (int t = k0; t < k1; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
 
@@ -405,6 +406,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (threadIdx.x % WARPGROUP == 0)
             mbar_arrive(&empty[(n - 1) % STAGES]);
 
+        TIMELINE(fixup);
         // ---- fixup (see the header): groups of FAN_IN parts, then of groups; the last of each adds, goes on, stores.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
         const long long first_k = (long long)(tile - s.whole) * tiles_k; // its first k-tile among the split ones
@@ -455,6 +457,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (stopped)
             continue;
 
+        TIMELINE(store);
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
         // while the producer copies the next tile. A warp's 16 rows pass
         // through shared memory OUT_N columns at a time (see the header): in
@@ -478,6 +481,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, *reinterpret_cast<V *>(&out[r][c]), alpha, beta);
             __syncwarp(); // the next pass writes where this one read
         }
+        TIMELINE(done);
     }
 }
 

@@ -455,6 +455,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         float acc[FN][4] = {};
         if constexpr (SPLIT) // with the fixup, whose adds write acc: the zeros before the first wgmma (ptxas: C7515)
             wgmma_wait<0>(acc);
+        TIMELINE(multiply);
         for (int t = k0; t < k1; ++t, ++n) {
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
 
@@ -480,6 +481,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int r = 0; r < cluster; ++r)
                 mbar_arrive(&empty[(n - 1) % STAGES], r);
 
+        TIMELINE(fixup);
         // ---- fixup (see the header): groups of FAN_IN parts, then of groups; the last of each adds, goes on, stores.
         // Part i of a tile: this rank's block in the tile's i-th cluster.
         const bool alone = !SPLIT || k1 - k0 == tiles_k; // the tile in one part (each, where none is split)
@@ -532,6 +534,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         if (stopped)
             continue;
 
+        TIMELINE(store);
         // ---- epilogue: alpha, beta, store (with beta == 0, C is not read),
         // while the producer copies the next tile. A warp's 16 rows pass
         // through shared memory OUT_N columns at a time (see the header): in
@@ -555,6 +558,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 store<VEC>(C, M, N, m0 + wm + r, n0 + c0 + c, *reinterpret_cast<V *>(&out[r][c]), alpha, beta);
             __syncwarp(); // the next pass writes where this one read
         }
+        TIMELINE(done);
     }
     // No block leaves before the others of its cluster: until their last
     // k-tile they copy into this block's stages and arrive on its barriers.
