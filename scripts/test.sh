@@ -693,7 +693,7 @@ offset_runs=("136 264 72 1" "136 264 72 2" "256 256 96 3" "2056 2048 136 1" "513
 # (step 12 on). 256 x 200 x 30008, rows of B off sectors, is two tiles of 256 x
 # 128 that 66 clusters split (step 12 on): memcheck only, as cuBLAS's
 # split-K kernel raises hazards there, and leaving it out stops racecheck
-# with the internal error (results/h100-2026-11-26/racecheck_few.txt: none
+# with the internal error (results/h100-2026-11-26/racecheck_few.txt at 14553dd: none
 # in gemm_kernel). 512 x 12288 x 2304 is 192 tiles, of which step 11
 # takes a round whole and splits the other 60 in shares of 16-17 k-tiles,
 # each tile in three parts: memcheck, for the fixup's slots and flags,

@@ -42,7 +42,7 @@
  *   and, hiding it in part too, the time to move A, B and C through memory,
  *   the tiles in shares reading A and B again as far as those miss L2
  *   (L2_SIZE). The constants fit this step's candidates on an H200
- *   (results/h200-2026-11-28/cost_model.txt).
+ *   (results/h200/cost_model.txt).
  *
  * The second idea: an order that keeps L2 useful. A block takes its share's
  * middle tiles, then the end of its first tile, then the start of its last,
@@ -72,7 +72,7 @@
  * by cudaLaunchKernelEx as its programmatic dependent. make test walks
  * every plan on the CPU (common/test_plan.cu).
  *
- * Measured: 624.09 TFLOPS, 100.0% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 631.89 TFLOPS, 100.2% of cuBLAS GemmEx, 1.00x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"

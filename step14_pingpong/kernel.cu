@@ -31,12 +31,12 @@
  *   a unit's last under the other consumer's multiply (a 4-norm, as for
  *   L2), against step 13's, after the multiply; its other terms take BM.
  *   A store goes at L2's rate while C fits in L2, at memory's beyond: so
- *   ping-pong pays where C is large (tiles in results/: step14_modes).
+ *   ping-pong pays where C is large (results/h200/step14_modes.txt).
  *
  * The other way, a TMA store of the whole tile from shared memory, needs
  * 64 or 128 KB of it to stage a tile of floats, which leaves 5 or 2
  * stages: slower than step 13 nearly everywhere it was tried
- * (results/h200-2026-11-28/step14_first.txt).
+ * (results/h200/step14_first.txt).
  *
  * Why it is faster: while one consumer adds alpha and beta, passes its
  * tile through shared memory and issues its stores, the other keeps the
@@ -46,12 +46,12 @@
  * What limits it now: C's bytes. Where K is 64 or 256, the stores of all
  * of C take longer than the multiplies, and the SMs write at about 2.6
  * TB/s while they also read the operands, where a kernel that only writes
- * reaches 4 TB/s (results/h200-2026-11-28/: step14_ncu, write_probe).
+ * reaches 4 TB/s (results/h200/: step14_ncu, write_probe).
  *
  * Launch: as step 13's; with ping-pong, tiles of 64 rows, twice as many.
  * STAGE_SPACE of 200 KB: 5 stages of 40 KB for ping-pong tiles 256 wide.
  *
- * Measured: 624.59 TFLOPS, 100.0% of cuBLAS GemmEx, 1.00x step 13
+ * Measured: 630.36 TFLOPS, 100.1% of cuBLAS GemmEx, 1.00x step 13
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
  */
 #include "gemm.h"
