@@ -5,8 +5,9 @@
 # with a bar of its TFLOPS to scale. A step the GPU (or the build's ARCH)
 # cannot run gets a row that says what it needs. A step whose kernels are
 # launched as the step before's (the same grids, blocks, clusters and shared
-# memory: each step's --launches) is marked "=" after its x prev: the same
-# schedule, so that ratio is noise. Exits 1 if a step fails its
+# memory: each step's --launches) is marked "=" after its x prev: where the
+# step's idea is the launch (a planner, from step 11), it kept the step
+# before's schedule there, and that ratio is noise. Exits 1 if a step fails its
 # check or does not run, 2 if there is no usable GPU or the options are bad.
 set -u
 cd "$(dirname "$0")/.."
@@ -145,5 +146,6 @@ echo
 echo "% cuBLAS: against cuBLAS timed in the same process on the same data; the cuBLAS"
 echo "rows give the median of those runs. x prev: against the step before (the cuBLAS"
 echo "rows are not steps); =: launched as the step before (the same grids, blocks,"
-echo "clusters and shared memory), so the same schedule, and the ratio is noise."
+echo "clusters and shared memory); from step 11, whose idea is the launch, that"
+echo "means the same schedule, and the ratio is noise."
 exit $status
