@@ -22,7 +22,7 @@ export ARCH
 
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xptxas -warn-spills,-warn-lmem-usage
 CFLAGS ?= -O3 -std=c11 -Wall -Wextra -Wpedantic
-LDLIBS := -lcublas -lcupti
+LDLIBS := -lcublas -ldl
 
 ALL_STEPS := $(sort $(patsubst %/main.c,%,$(wildcard step[0-9][0-9]_*/main.c)))
 SHORT = $(firstword $(subst _, ,$(1)))
@@ -85,7 +85,7 @@ $(foreach s,$(BUILT),$(eval $(call RECORD,$(s),$(NVCC) $(NVCCFLAGS) $(GENCODE_$(
 $(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH)))
 
 %/run: %/main.o %/kernel.o $(COMMON_OBJS)
-	$(NVCC) -o $@ $^ $(LDLIBS) -L$(CUDA_PATH)/extras/CUPTI/lib64 -Xlinker -rpath,$(CUDA_PATH)/lib64:$(CUDA_PATH)/extras/CUPTI/lib64
+	$(NVCC) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64:$(CUDA_PATH)/extras/CUPTI/lib64
 
 %/kernel.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh common/timeline.cuh %/.build-config
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -Icommon -c $< -o $@

@@ -4,7 +4,6 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
-#include <cupti.h>
 
 #include <math.h>
 #include <stdatomic.h>
@@ -13,6 +12,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dlfcn.h>
+#if defined(__has_include)
+#if __has_include(<cupti.h>)
+#include <cupti.h> /* --launches; a toolkit without CUPTI builds every step all the same */
+#define HAVE_CUPTI 1
+#endif
+#endif
 
 static const char *prog = "gemm"; /* the step's name, for messages */
 
@@ -391,7 +397,9 @@ static void CUDART_CB hold(void *queued)
  * BLOCKSxTHREADS/cCLUSTER/sSHARED_BYTES and joined by "+". Two steps
  * whose launches at a shape are the same run the same schedule; their times
  * differ by noise (scripts/run_all.sh marks them). "unknown" where CUPTI
- * cannot watch: another tool holds it (ncu, for one). */
+ * cannot watch: not installed, or another tool holds it (ncu, for one).
+ * CUPTI is loaded only here (dlopen), so that nothing else needs it. */
+#ifdef HAVE_CUPTI
 struct launch_text { char *text; size_t size; };
 
 static void CUPTIAPI note_launch(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *info)
@@ -429,22 +437,42 @@ static void record_launches(const struct problem *p, gemm_fn fn, char *text, siz
                                             CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
                                             CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
                                             CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz };
+    CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = NULL;
+    CUptiResult (*enable)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) = NULL;
+    CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = NULL;
+    char name[32];
+    snprintf(name, sizeof name, "libcupti.so.%d", CUDART_VERSION / 1000); /* the runtime's own CUPTI */
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        lib = dlopen("libcupti.so", RTLD_NOW | RTLD_LOCAL);
+    if (lib) { /* POSIX's way to a function from dlsym */
+        *(void **)&subscribe = dlsym(lib, "cuptiSubscribe");
+        *(void **)&enable = dlsym(lib, "cuptiEnableCallback");
+        *(void **)&unsubscribe = dlsym(lib, "cuptiUnsubscribe");
+    }
     struct launch_text out = { text, size };
     CUpti_SubscriberHandle watch;
     text[0] = '\0';
-    const int subscribed = cuptiSubscribe(&watch, note_launch, &out) == CUPTI_SUCCESS;
+    const int subscribed = subscribe && enable && unsubscribe && subscribe(&watch, note_launch, &out) == CUPTI_SUCCESS;
     int ok = subscribed;
     for (size_t i = 0; ok && i < sizeof IDS / sizeof IDS[0]; i++)
-        ok = cuptiEnableCallback(1, watch, CUPTI_CB_DOMAIN_DRIVER_API, IDS[i]) == CUPTI_SUCCESS;
+        ok = enable(1, watch, CUPTI_CB_DOMAIN_DRIVER_API, IDS[i]) == CUPTI_SUCCESS;
     if (ok) {
         CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
         CUDA_CHECK(cudaDeviceSynchronize());
     }
     if (subscribed)
-        cuptiUnsubscribe(watch);
+        unsubscribe(watch);
     if (!ok || !text[0])
         snprintf(text, size, "unknown");
 }
+#else
+static void record_launches(const struct problem *p, gemm_fn fn, char *text, size_t size)
+{
+    (void)p, (void)fn;
+    snprintf(text, size, "unknown");
+}
+#endif
 
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs)
