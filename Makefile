@@ -92,8 +92,8 @@ $(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH)))
 
 # scripts/timeline.sh's program: the step's kernels with their stamps on
 # (common/timeline.cuh); no default target builds it.
-%/timeline: %/timeline.o common/timeline.o common/half.o
-	$(NVCC) -o $@ $^ -Xlinker -rpath,$(CUDA_PATH)/lib64
+%/timeline: %/timeline.o common/timeline.o $(COMMON_OBJS)
+	$(NVCC) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64:$(CUDA_PATH)/extras/CUPTI/lib64
 
 %/timeline.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh common/timeline.cuh %/.build-config
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -DGEMM_TIMELINE -Icommon -c $< -o $@

@@ -1,16 +1,15 @@
 /*
  * scripts/timeline.sh's program: a step's gemm_launch built with its stamps
- * on (make stepNN_name/timeline, common/timeline.cuh), run once to warm up
- * and once stamped on random A and B, C = A x B. Prints a stamp per line,
- * "sm block consumer kind ns", ns from the first stamp; kind 0 multiply,
- * 1 fixup, 2 store, 3 done.
- * usage: stepNN_name/timeline M N K
+ * on (make stepNN_name/timeline, common/timeline.cuh), on the harness's own
+ * problem (the step's options and seeded inputs), run once to warm up and
+ * once stamped. Prints a stamp per line, "sm block consumer kind ns", ns
+ * from the first stamp; kind 0 multiply, 1 fixup, 2 store, 3 done.
+ * usage: stepNN_name/timeline [-m M -n N -k K | -s S] (the step's options)
  */
-#include "gemm.h"
-#include "half.h"
+#include "harness.h"
+#include "options.h"
 
 #include <cuda_runtime_api.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,39 +18,29 @@ int timeline_read(struct timeline_stamp *out, int most);
 
 enum { MOST = 1 << 22 };
 
-static void *random_halves(size_t n)
-{
-    uint16_t *h = malloc(n * sizeof *h);
-    void *d = NULL;
-    if (!h || cudaMalloc(&d, n * sizeof *h) != cudaSuccess)
-        return free(h), NULL;
-    for (size_t i = 0; i < n; i++)
-        h[i] = float_to_half((float)rand() / (float)RAND_MAX * 2.0f - 1.0f);
-    cudaMemcpy(d, h, n * sizeof *h, cudaMemcpyHostToDevice);
-    free(h);
-    return d;
-}
+static const struct step STEP = { "timeline", INPUT_FP16, "sm_90a" }; // the stamped steps: 10 and up
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s M N K\n", argv[0]);
-        return 2;
-    }
-    const int M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]);
-    void *A = random_halves((size_t)M * K), *B = random_halves((size_t)K * N);
-    float *C = NULL;
+    struct options opt;
+    int exit_code = parse_options(argc, argv, &STEP, &opt);
+    if (exit_code >= 0)
+        return exit_code;
+    struct gpu gpu;
+    exit_code = open_gpu(&STEP, &opt, &gpu);
+    if (exit_code >= 0)
+        return exit_code;
+    struct problem p;
+    setup_problem(&p, &STEP, &opt);
     struct timeline_stamp *s = malloc(MOST * sizeof *s);
-    if (!A || !B || !s || cudaMalloc((void **)&C, (size_t)M * N * sizeof *C) != cudaSuccess) {
-        fprintf(stderr, "%s: out of memory for M=%d N=%d K=%d\n", argv[0], M, N, K);
-        return 1;
-    }
-    int n = -1, err = gemm_launch(M, N, K, 1.0f, A, B, 0.0f, C); // the warm-up: memory, modules, clocks
-    if (!err && timeline_read(s, MOST) >= 0 && !(err = gemm_launch(M, N, K, 1.0f, A, B, 0.0f, C)))
+    const struct gemm_data *d = &p.host;
+    // the warm-up: memory, modules, clocks; then the stamped call
+    int n = -1, err = s ? gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC) : cudaErrorMemoryAllocation;
+    if (!err && timeline_read(s, MOST) >= 0 && !(err = gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC)))
         n = timeline_read(s, MOST);
     if (err || n < 0) {
         err = err ? err : (int)cudaGetLastError();
-        fprintf(stderr, "%s: %s\n", argv[0], cudaGetErrorString((cudaError_t)err));
+        fprintf(stderr, "%s: %s\n", STEP.name, cudaGetErrorString((cudaError_t)err));
         return 1;
     }
     unsigned long long t0 = n ? s[0].ns : 0;
@@ -59,5 +48,7 @@ int main(int argc, char **argv)
         t0 = s[i].ns < t0 ? s[i].ns : t0;
     for (int i = 0; i < n; i++)
         printf("%u %u %u %u %llu\n", s[i].sm, s[i].block, s[i].phase / 4, s[i].phase % 4, s[i].ns - t0);
+    free(s);
+    free_problem(&p);
     return 0;
 }

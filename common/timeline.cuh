@@ -17,6 +17,7 @@
 
 enum { timeline_multiply, timeline_fixup, timeline_store, timeline_done };
 constexpr unsigned TIMELINE_MOST = 1u << 22; // stamps kept per call: more tiles than any timeline draws
+constexpr unsigned TIMELINE_WARPGROUP = 128;    // threads that issue one wgmma: a consumer
 
 struct timeline_stamp { unsigned long long ns; unsigned sm, block, phase; }; // phase: consumer * 4 + kind
 __device__ timeline_stamp timeline_stamps[TIMELINE_MOST];
@@ -25,7 +26,7 @@ __device__ unsigned timeline_count;
 // A warpgroup's first thread stamps for the warpgroup (its consumer).
 __device__ __forceinline__ void timeline_mark(int kind)
 {
-    if (threadIdx.x % 128 != 0)
+    if (threadIdx.x % TIMELINE_WARPGROUP != 0)
         return;
     unsigned long long ns;
     unsigned sm;
@@ -33,7 +34,7 @@ __device__ __forceinline__ void timeline_mark(int kind)
     asm volatile("mov.u32 %0, %%smid;\n" : "=r"(sm));
     const unsigned i = atomicAdd(&timeline_count, 1);
     if (i < TIMELINE_MOST)
-        timeline_stamps[i] = { ns, sm, blockIdx.x, (threadIdx.x / 128 - 1) * 4 + kind };
+        timeline_stamps[i] = { ns, sm, blockIdx.x, (threadIdx.x / TIMELINE_WARPGROUP - 1) * 4 + kind };
 }
 #define TIMELINE(kind) timeline_mark(timeline_##kind)
 

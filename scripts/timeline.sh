@@ -57,7 +57,7 @@ else
     file=${stamps:-$(mktemp)}
     [ -n "$stamps" ] || trap 'rm -f "$file"' EXIT
     { echo "# $step M=$m N=$n K=$k on ${gpu//_/ } (CUDA $cuda), $(date -u +%Y-%m-%d): sm block consumer kind ns"
-      ./"$step"/timeline "$m" "$n" "$k"; } >"$file" || die timeline.sh "$step/timeline $m $n $k failed"
+      ./"$step"/timeline -m "$m" -n "$n" -k "$k"; } >"$file" || die timeline.sh "$step/timeline -m $m -n $n -k $k failed"
 fi
 
 # Each consumer's stamps in time order: a phase runs from its stamp to the
