@@ -23,11 +23,16 @@ export ARCH
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xptxas -warn-spills,-warn-lmem-usage
 CFLAGS ?= -O3 -std=c11 -Wall -Wextra -Wpedantic
 LDLIBS := -lcublas -ldl
+# gemm.h names cudaStream_t: the C files see the toolkit's headers, as system headers.
+CUDA_INCLUDE := -isystem $(CUDA_PATH)/include
 
 ALL_STEPS := $(sort $(patsubst %/main.c,%,$(wildcard step[0-9][0-9]_*/main.c)))
 SHORT = $(firstword $(subst _, ,$(1)))
 COMMON_HDRS := $(wildcard common/*.h)
-COMMON_OBJS := common/half.o common/options.o common/step.o common/check.o common/harness.o
+COMMON_OBJS := common/half.o common/options.o common/step.o common/check.o common/harness.o common/flush.o
+# Code for any GPU from sm_75 on (Hopper's own where ARCH is Hopper): the
+# harness's flush kernel, and ceilings/.
+GENCODE_ANY := $(shell bash scripts/arch.sh gencode-any $(ARCH))
 
 # Each step's -gencode flags, from the architecture its main.c declares
 # (scripts/arch.sh), or "left out: <why>" when ARCH cannot run it.
@@ -53,12 +58,12 @@ ifneq ($(UNKNOWN_STEPS),)
 $(error no step $(firstword $(UNKNOWN_STEPS)); the steps: $(foreach s,$(ALL_STEPS),$(call SHORT,$(s))))
 endif
 
-.PHONY: all test bench regs profile sass lesson help clean FORCE $(ALL_STEPS) $(foreach s,$(ALL_STEPS),$(call SHORT,$(s)))
+.PHONY: all test bench ceilings regs profile sass lesson help clean FORCE $(ALL_STEPS) $(foreach s,$(ALL_STEPS),$(call SHORT,$(s)))
 .SECONDARY:
 
 # A step ARCH cannot run is left out with one line saying why (and a binary
 # left from another ARCH is removed, so nothing runs what this build is not).
-all: $(foreach s,$(BUILT),$(call SHORT,$(s)))
+all: $(foreach s,$(BUILT),$(call SHORT,$(s))) $(if $(filter left,$(firstword $(GENCODE_ANY))),,ceilings/run)
 	@$(foreach s,$(LEFT_OUT),rm -f $(s)/run; echo "$(s): $(GENCODE_$(s))";)
 
 # make step04 (or make step04_register_tile) builds step04_register_tile/run
@@ -82,7 +87,8 @@ $(1)/.build-config: FORCE
 	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' >$$@
 endef
 $(foreach s,$(BUILT),$(eval $(call RECORD,$(s),$(NVCC) $(NVCCFLAGS) $(GENCODE_$(s)))))
-$(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH)))
+$(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH) $(NVCC) $(NVCCFLAGS) $(GENCODE_ANY)))
+$(eval $(call RECORD,ceilings,$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY)))
 
 %/run: %/main.o %/kernel.o $(COMMON_OBJS)
 	$(NVCC) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64:$(CUDA_PATH)/extras/CUPTI/lib64
@@ -99,17 +105,24 @@ $(eval $(call RECORD,common,$(CC) $(CFLAGS) $(CUDA_PATH)))
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -DGEMM_TIMELINE -Icommon -c $< -o $@
 
 %/main.o: %/main.c $(COMMON_HDRS) common/.build-config
-	$(CC) $(CFLAGS) -Icommon -c $< -o $@
-
-common/harness.o common/timeline.o: common/%.o: common/%.c $(COMMON_HDRS) common/.build-config
-	$(CC) $(CFLAGS) -isystem $(CUDA_PATH)/include -c $< -o $@
+	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -Icommon -c $< -o $@
 
 common/%.o: common/%.c $(COMMON_HDRS) common/.build-config
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -c $< -o $@
 
-# The harness's unit tests: plain C, no GPU and no CUDA needed.
+common/flush.o: common/flush.cu common/.build-config
+	$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY) -c $< -o $@
+
+# The harness's unit tests: plain C, no GPU needed (the toolkit's headers only).
 common/test_common: common/test_common.c common/half.o common/options.o common/step.o common/check.o
-	$(CC) $(CFLAGS) -o $@ $^ -lm
+	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -o $@ $^ -lm
+
+# The machine's own ceilings (ceilings/ceilings.cu): make ceilings measures them.
+ceilings/run: ceilings/ceilings.cu ceilings/.build-config
+	$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY) -o $@ $< -Xlinker -rpath,$(CUDA_PATH)/lib64
+
+ceilings: ceilings/run
+	@./ceilings/run
 
 # The scripts run make themselves; the + hands them this make's job slots,
 # so that make -j8 test builds in parallel.
@@ -140,6 +153,7 @@ help:
 	@echo 'make test             the test suite (the GPU half is skipped without a GPU;'
 	@echo '                      STEPS="05 06" tests those steps only, JOBS=4 runs 4 GPU checks at a time)'
 	@echo 'make bench            scripts/run_all.sh: every step against cuBLAS, the speedup table'
+	@echo 'make ceilings         the ceilings of this GPU: FMA, mma.sync, wgmma, HBM and L2 bandwidth'
 	@echo 'make regs             registers, shared memory and spills of every kernel'
 	@echo 'make lesson STEP=04   the code diff from the previous step, without the headers'
 	@echo 'make profile STEP=07  Nsight Compute: the numbers the README quotes (SIZE=N to change size)'
@@ -152,5 +166,5 @@ help:
 	@$(foreach s,$(ALL_STEPS),echo "  $(s) $$(bash scripts/arch.sh need $(s))";)
 
 clean:
-	rm -f common/*.o common/test_common common/.build-config \
+	rm -f common/*.o common/test_common common/.build-config ceilings/run ceilings/.build-config \
 	    $(foreach s,$(ALL_STEPS),$(s)/*.o $(s)/run $(s)/timeline $(s)/.build-config $(call SHORT,$(s)))

@@ -5,6 +5,8 @@
 #ifndef GEMM_H
 #define GEMM_H
 
+#include <cuda_runtime_api.h> /* cudaStream_t */
+
 /* The largest problem any step takes: M, N and K at most GEMM_MAX_SIDE, and
  * A, B and C at most GEMM_MAX_ELEMENTS elements each. Every kernel indexes
  * with 32-bit ints: row * ld + col stays below the element count of its
@@ -21,31 +23,41 @@ extern "C" {
  *   A and B hold float in steps 1-4 and IEEE-754 binary16 (half) from step 5 on.
  * Any sizes from 0 to the limits above, any alpha and beta, pointers at any
  * address their element's size divides. As BLAS does: with M or N = 0 there
- * is nothing to do, and nothing is read; with K = 0, C = beta * C; when
- * beta == 0, C is not read, so it may hold anything, NaN included.
+ * is nothing to do, and nothing is read; with K = 0 or alpha = 0, C = beta *
+ * C, and A and B are not read (so NaN in them does not reach C); when beta
+ * == 0, C is not read, so it may hold anything, NaN included.
  *
- * Queues its work on the default stream and returns without waiting for it.
+ * Queues all its work (copies, kernels, memory) on `stream`, and on no other,
+ * and returns without waiting for it: the caller orders it after the work
+ * that writes A, B and C, and may capture it into a CUDA graph. Stream 0 is
+ * the default stream, as everywhere in CUDA.
+ *
  * Returns 0 (cudaSuccess), or the cudaError_t that stopped it, with C
- * untouched: cudaErrorInvalidValue for sizes out of range;
- * cudaErrorMemoryAllocation where the GPU has too little memory for a copy
- * or a workspace the call needs; else a launch's error (which may be one an
- * earlier CUDA call of this thread left unread). A fault inside a kernel
- * shows later, where the caller next waits for the stream, as in CUDA.
+ * untouched: an error an earlier CUDA call of this thread left unread (it is
+ * returned, and nothing is done); cudaErrorInvalidValue for sizes out of
+ * range; cudaErrorMemoryAllocation where the GPU has too little memory for a
+ * copy or a workspace the call needs; else a launch's error. A fault inside a
+ * kernel shows later, where the caller next waits for the stream, as in CUDA.
  *
- * A library call: it never ends the process, keeps nothing from one call to
- * the next (so several host threads may call it at once, and it works across
- * cudaDeviceReset), and a kernel of its own never waits for a block that may
+ * A library call: it never ends the process, and keeps nothing from one call
+ * to the next that another call could see, so several host threads may call
+ * it at once, on one stream or several, and it works across
+ * cudaDeviceReset. What it looks up once per device and CUDA context (driver
+ * entry points, kernel attributes, how many blocks fit) never changes while
+ * the context lives. A kernel of its own never waits for a block that may
  * not have started, so it finishes however many SMs other work holds. The
- * memory a call needs comes from the device's default memory pool, in
- * stream order (cudaMallocAsync), and goes back to it the same way; the call
- * raises the pool's release threshold to the pool's use, so that the pool
- * keeps that memory for the next call instead of handing it to the driver.
+ * memory a call needs comes from a memory pool of the library's own, one per
+ * device and context, in stream order, and goes back to it the same way,
+ * after the kernels that use it; the device's default pool and its settings
+ * are the program's, never touched.
  *
  * The same call (the same sizes, alpha, beta and data, with A, B and C at
- * addresses of the same remainder mod 128 bytes) on the same GPU gives the
- * same bits, whatever else runs beside it. */
+ * addresses of the same remainder mod 128 bytes) gives the same bits on the
+ * same GPU with the same number of SMs and of clusters that fit at once,
+ * whatever else runs beside it: the launch plan of steps 11 and up depends on
+ * those counts, which MPS or a partitioned GPU can change. */
 int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                const void *B, float beta, float *C);
+                const void *B, float beta, float *C, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -22,11 +22,23 @@
 
 static const char *prog = "gemm"; /* the step's name, for messages */
 
-/* The timed runs go to the GPU in batches of HOLD_RUNS of each kernel,
- * a batch once the host has queued it all, or after HOLD_SECONDS (hold):
- * queuing a batch takes the host about a millisecond. */
-#define HOLD_RUNS 50
+/* common/flush.cu: reads `bytes` of buffer on the stream, pushing out of L2 what was there. */
+int flush_l2(const void *buffer, size_t bytes, cudaStream_t stream);
+
+/* The timed runs come in PHASES phases of each kernel, the step's and
+ * cuBLAS's in turn (time_gemms). A phase first runs its kernel untimed for
+ * SETTLE_SECONDS (at most SETTLE_RUNS runs), so that the GPU's clock is the
+ * one this kernel's own power draw allows, not the one the other kernel's
+ * left. A phase's timed runs go to the GPU once the host has queued them
+ * all, or after HOLD_SECONDS (hold). */
+#define PHASES 2
+#define SETTLE_SECONDS 0.2
+#define SETTLE_RUNS 10000
 #define HOLD_SECONDS 0.1
+
+/* --cold: the buffer read before each timed run, this many times L2's size,
+ * so that little of what was in L2 before stays there. */
+#define FLUSH_L2_TIMES 2
 
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
 #define CUBLAS_CHECK(call) cublas_check((call), #call, __FILE__, __LINE__)
@@ -174,8 +186,12 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
         return 2;
     }
 
-    /* Device: A, B and C; the comparison with cuBLAS reuses C. */
-    const double device = in * (M * K + K * N) + 4.0 * M * N + (2 * in + 4) * opt->offset;
+    /* Device: A, B and C; the comparison with cuBLAS reuses C. With --cold,
+     * the buffer that flushes L2. */
+    int l2 = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    const double device = in * (M * K + K * N) + 4.0 * M * N + (2 * in + 4) * opt->offset +
+                          (opt->cold ? FLUSH_L2_TIMES * (double)l2 : 0.0);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (device > 0.95 * (double)free_bytes) {
@@ -230,6 +246,18 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
     p->dC = (float *)p->dC0 + off;
     upload(p->dA, p->A, a_n, p->input);
     upload(p->dB, p->B, b_n, p->input);
+    /* A stream of the program's own, not the default one; a blocking stream, so
+     * that the plain cudaMemcpy and cudaMemset that set C before a check come
+     * before the runs queued on it, and the runs before the copies of C back. */
+    CUDA_CHECK(cudaStreamCreate(&p->stream));
+    if (opt->cold) {
+        int dev = 0, l2 = 0;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        p->flush_bytes = (size_t)FLUSH_L2_TIMES * (size_t)l2;
+        CUDA_CHECK(cudaMalloc(&p->flush, p->flush_bytes));
+        CUDA_CHECK(cudaMemset(p->flush, 0x5a, p->flush_bytes)); /* read, never random: no value of it matters */
+    }
 }
 
 void free_problem(struct problem *p)
@@ -237,6 +265,8 @@ void free_problem(struct problem *p)
     CUDA_CHECK(cudaFree(p->dA0));
     CUDA_CHECK(cudaFree(p->dB0));
     CUDA_CHECK(cudaFree(p->dC0));
+    CUDA_CHECK(cudaFree(p->flush));
+    CUDA_CHECK(cudaStreamDestroy(p->stream));
     free(p->A);
     free(p->B);
     free(p->C0);
@@ -257,8 +287,8 @@ static void run_once(const struct problem *p, gemm_fn fn, float *out)
 {
     const struct gemm_data *d = &p->host;
     reset_c(p);
-    CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
-    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+    CUDA_CHECK(cudaStreamSynchronize(p->stream));
     CUDA_CHECK(cudaMemcpy(out, p->dC, (size_t)d->M * d->N * sizeof(float),
                           cudaMemcpyDeviceToHost));
 }
@@ -331,16 +361,18 @@ static cublasHandle_t cublas_handle(void)
  * N x M matrix of its transpose, and C^T = B^T A^T, so swapping the operands
  * computes the row-major product with no transposes at all. */
 static int cublas_fp32(int M, int N, int K, float alpha, const void *A, const void *B,
-                       float beta, float *C)
+                       float beta, float *C, cudaStream_t stream)
 {
+    CUBLAS_CHECK(cublasSetStream(cublas_handle(), stream));
     CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
                              (const float *)B, N, (const float *)A, K, &beta, C, N));
     return cudaSuccess;
 }
 
 static int cublas_fp16(int M, int N, int K, float alpha, const void *A, const void *B,
-                       float beta, float *C)
+                       float beta, float *C, cudaStream_t stream)
 {
+    CUBLAS_CHECK(cublasSetStream(cublas_handle(), stream));
     CUBLAS_CHECK(cublasGemmEx(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
                               B, CUDA_R_16F, N, A, CUDA_R_16F, K, &beta, C, CUDA_R_32F, N,
                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -392,15 +424,16 @@ static void CUDART_CB hold(void *queued)
         ;
 }
 
-/* --launches: each kernel a call of fn launches, as the driver is asked for
- * it (CUPTI's callbacks on cuLaunchKernel and cuLaunchKernelEx), written
- * BLOCKSxTHREADS/cCLUSTER/sSHARED_BYTES and joined by "+". Two steps
- * whose launches at a shape are the same run the same schedule; their times
- * differ by noise (scripts/run_all.sh marks them). "unknown" where CUPTI
- * cannot watch: not installed, or another tool holds it (ncu, for one).
- * CUPTI is loaded only here (dlopen), so that nothing else needs it. */
+/* What one call of fn launches, as the driver is asked for it (CUPTI's
+ * callbacks on cuLaunchKernel and cuLaunchKernelEx): each kernel's name, and
+ * its launch written BLOCKSxTHREADS/cCLUSTER/sSHARED_BYTES, each joined by
+ * "+". Two steps whose launches at a shape are the same run the same
+ * schedule; their times differ by noise (scripts/run_all.sh marks them); the
+ * names say which of cuBLAS's kernels it timed. "unknown" where CUPTI cannot
+ * watch: not installed, or another tool holds it (ncu, for one). CUPTI is
+ * loaded only here (dlopen), so that nothing else needs it. */
 #ifdef HAVE_CUPTI
-struct launch_text { char *text; size_t size; };
+struct launch_text { char *text, *names; size_t size, names_size; };
 
 static void CUPTIAPI note_launch(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *info)
 {
@@ -425,12 +458,15 @@ static void CUPTIAPI note_launch(void *user, CUpti_CallbackDomain domain, CUpti_
                 cluster = c->attrs[i].value.clusterDim.x * c->attrs[i].value.clusterDim.y *
                           c->attrs[i].value.clusterDim.z;
     }
-    const size_t used = strlen(out->text);
+    size_t used = strlen(out->text);
     snprintf(out->text + used, out->size - used, "%s%ux%u/c%u/s%u", used ? "+" : "", blocks, threads, cluster,
              shared);
+    used = strlen(out->names);
+    snprintf(out->names + used, out->names_size - used, "%s%s", used ? "+" : "",
+             call->symbolName ? call->symbolName : "?");
 }
 
-static void record_launches(const struct problem *p, gemm_fn fn, char *text, size_t size)
+static void record_launches(const struct problem *p, gemm_fn fn, struct timing *t)
 {
     const struct gemm_data *d = &p->host;
     static const CUpti_CallbackId IDS[] = { CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
@@ -450,29 +486,58 @@ static void record_launches(const struct problem *p, gemm_fn fn, char *text, siz
         *(void **)&enable = dlsym(lib, "cuptiEnableCallback");
         *(void **)&unsubscribe = dlsym(lib, "cuptiUnsubscribe");
     }
-    struct launch_text out = { text, size };
+    struct launch_text out = { t->launches, t->kernels, sizeof t->launches, sizeof t->kernels };
     CUpti_SubscriberHandle watch;
-    text[0] = '\0';
+    t->launches[0] = t->kernels[0] = '\0';
     const int subscribed = subscribe && enable && unsubscribe && subscribe(&watch, note_launch, &out) == CUPTI_SUCCESS;
     int ok = subscribed;
     for (size_t i = 0; ok && i < sizeof IDS / sizeof IDS[0]; i++)
         ok = enable(1, watch, CUPTI_CB_DOMAIN_DRIVER_API, IDS[i]) == CUPTI_SUCCESS;
     if (ok) {
-        CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
-        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+        CUDA_CHECK(cudaStreamSynchronize(p->stream));
     }
     if (subscribed)
         unsubscribe(watch);
-    if (!ok || !text[0])
-        snprintf(text, size, "unknown");
+    if (!ok || !t->launches[0]) {
+        snprintf(t->launches, sizeof t->launches, "unknown");
+        snprintf(t->kernels, sizeof t->kernels, "unknown");
+    }
 }
 #else
-static void record_launches(const struct problem *p, gemm_fn fn, char *text, size_t size)
+static void record_launches(const struct problem *p, gemm_fn fn, struct timing *t)
 {
     (void)p, (void)fn;
-    snprintf(text, size, "unknown");
+    snprintf(t->launches, sizeof t->launches, "unknown");
+    snprintf(t->kernels, sizeof t->kernels, "unknown");
 }
 #endif
+
+/* --host: the CPU time of each call, the step's and cuBLAS's in turn, n of
+ * each, while hold keeps the stream from starting them: each call only
+ * queues its work, as in a program whose GPU is busy with work before it.
+ * The median of each, in microseconds. */
+static void time_host(const struct problem *p, const gemm_fn fn[2], int n, double us[2])
+{
+    const struct gemm_data *d = &p->host;
+    double *t = host_alloc(2 * (size_t)n * sizeof *t);
+    atomic_int queued;
+    atomic_init(&queued, 0);
+    CUDA_CHECK(cudaLaunchHostFunc(p->stream, hold, &queued));
+    for (int i = 0; i < n; i++)
+        for (int f = 0; f < 2; f++) {
+            struct timespec start;
+            timespec_get(&start, TIME_UTC);
+            const int err = fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream);
+            t[f * n + i] = 1e6 * seconds_since(&start);
+            CUDA_CHECK((cudaError_t)err);
+        }
+    atomic_store(&queued, 1);
+    CUDA_CHECK(cudaStreamSynchronize(p->stream));
+    for (int f = 0; f < 2; f++)
+        us[f] = summarize(t + f * n, n, 0).median_ms; /* the median, in the unit it was given */
+    free(t);
+}
 
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs)
@@ -493,49 +558,83 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     for (double elapsed = 0.0; warmup < opt->warmup || (opt->warmup > 0 && elapsed < WARMUP_SECONDS);
          warmup++) {
         for (int f = 0; f < 2; f++)
-            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
-        CUDA_CHECK(cudaDeviceSynchronize()); /* so that the host's clock follows the GPU */
+            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+        CUDA_CHECK(cudaStreamSynchronize(p->stream)); /* so that the host's clock follows the GPU */
         elapsed = seconds_since(&start);
     }
 
-    /* One event pair per run, read after the last: no host round trip
-     * between runs, and each run timed on its own for the median. Run i of
-     * the step is followed by run i of cuBLAS. The GPU starts a batch of
-     * runs once the host has queued it (hold): runs shorter than the host's
-     * calls that queue them (a few microseconds: 512^3) would otherwise
-     * leave the GPU idle inside the timed pairs, waiting for the next call. */
+    /* Each kernel's settling runs: SETTLE_SECONDS of them, from the time of
+     * one run; none with --warmup 0. */
     cudaEvent_t *ev = host_alloc(4 * (size_t)n * sizeof *ev);
-    double *ms = host_alloc(2 * (size_t)n * sizeof *ms);
-    atomic_int *queued = host_alloc((size_t)(n + HOLD_RUNS - 1) / HOLD_RUNS * sizeof *queued);
     for (int i = 0; i < 4 * n; i++)
         CUDA_CHECK(cudaEventCreate(&ev[i]));
-    for (int i = 0; i < n; i++) {
-        if (i % HOLD_RUNS == 0) {
-            atomic_init(&queued[i / HOLD_RUNS], 0);
-            CUDA_CHECK(cudaLaunchHostFunc(0, hold, &queued[i / HOLD_RUNS]));
-        }
-        for (int f = 0; f < 2; f++) {
-            CUDA_CHECK(cudaEventRecord(ev[4 * i + 2 * f], 0));
-            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC));
-            CUDA_CHECK(cudaEventRecord(ev[4 * i + 2 * f + 1], 0));
-        }
-        if (i % HOLD_RUNS == HOLD_RUNS - 1 || i == n - 1)
-            atomic_store(&queued[i / HOLD_RUNS], 1);
+    int settle[2] = { 0, 0 };
+    for (int f = 0; f < 2 && opt->warmup > 0; f++) {
+        float e;
+        CUDA_CHECK(cudaEventRecord(ev[0], p->stream));
+        CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+        CUDA_CHECK(cudaEventRecord(ev[1], p->stream));
+        CUDA_CHECK(cudaEventSynchronize(ev[1]));
+        CUDA_CHECK(cudaEventElapsedTime(&e, ev[0], ev[1]));
+        const double runs = SETTLE_SECONDS / (e > 0.0f ? 1e-3 * e : 1e-6);
+        settle[f] = runs < 1.0 ? 1 : runs > SETTLE_RUNS ? SETTLE_RUNS : (int)runs;
     }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    for (int i = 0; i < n; i++)
+
+    /* The timed runs, PHASES phases of each kernel in turn (the step's, then
+     * cuBLAS's), so that slow drift (temperature) reaches both alike. Within
+     * a phase, the settling runs, then the phase's share of the timed runs
+     * back to back, each between two events, read after the last: no host
+     * round trip between runs, and each run timed on its own for the median.
+     * Settling, the clock comes to the one this kernel's own power draw
+     * allows: timed right after the other kernel, cuBLAS ran 4% slower at
+     * 3000^3 beside the step that drew the most power than beside the one
+     * that drew the least (results/README.md, baseline).
+     * A timed run follows a run of its own kernel (warm), or flush_l2
+     * (--cold): what the kernel before it leaves behind (L2's lines, C's
+     * writes still draining, the clock) is its own, whichever step runs
+     * beside it. The GPU starts a phase's timed runs once the host has queued
+     * them all (hold): runs shorter than the host's calls that queue them (a
+     * few microseconds: 512^3) would otherwise leave the GPU idle between them. */
+    double *ms = host_alloc(2 * (size_t)n * sizeof *ms);
+    atomic_int *queued = host_alloc(2 * PHASES * sizeof *queued);
+    for (int phase = 0, done[2] = { 0, 0 }; phase < PHASES; phase++)
         for (int f = 0; f < 2; f++) {
-            float e;
-            CUDA_CHECK(cudaEventElapsedTime(&e, ev[4 * i + 2 * f], ev[4 * i + 2 * f + 1]));
-            ms[f * n + i] = e;
+            const int count = n / PHASES + (phase < n % PHASES);
+            if (count == 0)
+                continue;
+            for (int i = 0; i < settle[f]; i++)
+                CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+            atomic_int *q = &queued[2 * phase + f];
+            atomic_init(q, 0);
+            CUDA_CHECK(cudaLaunchHostFunc(p->stream, hold, q));
+            for (int i = done[f]; i < done[f] + count; i++) {
+                if (opt->cold)
+                    CUDA_CHECK((cudaError_t)flush_l2(p->flush, p->flush_bytes, p->stream));
+                CUDA_CHECK(cudaEventRecord(ev[2 * (f * n + i)], p->stream));
+                CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+                CUDA_CHECK(cudaEventRecord(ev[2 * (f * n + i) + 1], p->stream));
+            }
+            done[f] += count;
+            atomic_store(q, 1);
         }
+    CUDA_CHECK(cudaStreamSynchronize(p->stream));
+    for (int i = 0; i < 2 * n; i++) {
+        float e;
+        CUDA_CHECK(cudaEventElapsedTime(&e, ev[2 * i], ev[2 * i + 1]));
+        ms[i] = e;
+    }
     for (int i = 0; i < 4 * n; i++)
         CUDA_CHECK(cudaEventDestroy(ev[i]));
 
     *t_mine = summarize(ms, n, warmup);
     *t_theirs = summarize(ms + n, n, warmup);
-    if (opt->launches)
-        record_launches(p, mine, t_mine->launches, sizeof t_mine->launches);
+    record_launches(p, mine, t_mine);
+    record_launches(p, theirs, t_theirs);
+    if (opt->host) {
+        double us[2];
+        time_host(p, fn, n, us);
+        t_mine->host_us = us[0], t_theirs->host_us = us[1];
+    }
     free(ev);
     free(ms);
     free(queued);
@@ -566,11 +665,17 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
     printf("  kernel     %9.3f ms %8.2f TFLOPS   median of %d runs after %d warm-up (min %.3f, max %.3f)\n",
            mine->median_ms, tflops(opt, mine->median_ms), mine->runs, mine->warmup,
            mine->min_ms, mine->max_ms);
-    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, runs alternating\n",
+    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, phases alternating\n",
            cublas->median_ms, tflops(opt, cublas->median_ms), cublas_label(step->input));
     printf("  vs cuBLAS  %.1f %%\n", pct);
+    printf("  timed      %s\n", opt->cold ? "cold: each run after a read of twice L2's size, A, B and C out of L2"
+                                           : "warm: each run after runs of itself, A and B in L2 where they fit");
+    printf("  cuBLAS ran %s\n", cublas->kernels);
     if (opt->launches)
         printf("  launches   %s (per kernel: blocks x threads / cluster / shared bytes)\n", mine->launches);
+    if (opt->host)
+        printf("  host       %.1f us per call of gemm_launch, %.1f us of cuBLAS (CPU time, median of %d, "
+               "queued while the GPU is busy)\n", mine->host_us, cublas->host_us, mine->runs);
     if (!check) {
         printf("  check      skipped (--no-check)\n");
     } else {
@@ -601,12 +706,17 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
             *c = '_';
     const double worst = !check ? 0.0 : check->blas_worst > check->ref_worst ? check->blas_worst
                                                                              : check->ref_worst;
-    printf("step=%s precision=%s m=%d n=%d k=%d alpha=%g beta=%g offset=%d ms=%.4f tflops=%.2f "
+    printf("step=%s precision=%s m=%d n=%d k=%d alpha=%g beta=%g offset=%d cold=%d ms=%.4f tflops=%.2f "
            "cublas_ms=%.4f cublas_tflops=%.2f pct_cublas=%.1f check=%s worst=%.3g "
-           "gpu=%s sm=%d%d cuda=%d.%d%s%s\n",
+           "gpu=%s sm=%d%d cuda=%d.%d cublas_kernel=%s",
            step->name, fp16 ? "fp16" : "fp32", opt->M, opt->N, opt->K, opt->alpha, opt->beta,
-           opt->offset, mine->median_ms, tflops(opt, mine->median_ms), cublas->median_ms,
+           opt->offset, opt->cold, mine->median_ms, tflops(opt, mine->median_ms), cublas->median_ms,
            tflops(opt, cublas->median_ms), pct, !check ? "SKIP" : check->pass ? "PASS" : "FAIL",
            worst, gpu_name, gpu->major, gpu->minor, gpu->runtime / 1000,
-           gpu->runtime % 1000 / 10, opt->launches ? " launches=" : "", opt->launches ? mine->launches : "");
+           gpu->runtime % 1000 / 10, cublas->kernels);
+    if (opt->host)
+        printf(" host_us=%.2f cublas_host_us=%.2f", mine->host_us, cublas->host_us);
+    if (opt->launches)
+        printf(" launches=%s", mine->launches);
+    printf("\n");
 }

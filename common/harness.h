@@ -23,16 +23,21 @@ struct problem {
     void *dA, *dB;
     float *dC;             /* each opt->offset elements into its allocation: */
     void *dA0, *dB0, *dC0; /* the allocations, which cudaMalloc aligns */
+    cudaStream_t stream;   /* where every run of the step and of cuBLAS is queued */
+    void *flush;           /* --cold: what flush_l2 reads before each timed run; else NULL */
+    size_t flush_bytes;
 };
 
 /* gemm_launch's signature, so cuBLAS can be run and timed the same way. */
 typedef int (*gemm_fn)(int M, int N, int K, float alpha, const void *A, const void *B,
-                       float beta, float *C);
+                       float beta, float *C, cudaStream_t stream);
 
 struct timing {
     double median_ms, min_ms, max_ms;
     int warmup, runs;
     char launches[256]; /* with --launches, what one call launched (time_gemms); else empty */
+    char kernels[256];  /* the kernels one call launched, by name, or "unknown" (CUPTI) */
+    double host_us;     /* with --host, the CPU time of one call (median); else 0 */
 };
 
 /* Picks GPU 0 and checks it can run this problem. Returns -1 to go on, or the
@@ -43,7 +48,8 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
 
 /* Seeded random A and B (rounded to half for half inputs), and C: random, or
  * NaN when beta == 0 so that a kernel that reads it is caught. Copies them to
- * the GPU. */
+ * the GPU, and makes the stream the runs are queued on (and, with --cold,
+ * the buffer that pushes A, B and C out of L2). */
 void setup_problem(struct problem *p, const struct step *step, const struct options *opt);
 void free_problem(struct problem *p);
 
@@ -54,11 +60,17 @@ struct check_result check_gemm(const struct problem *p, gemm_fn fn);
  * float, cublasGemmEx with half inputs and CUBLAS_COMPUTE_32F for half. */
 gemm_fn cublas_gemm(enum input_type input);
 
-/* The step against the yardstick, interleaved so that clock and power drift
- * reach both alike: warm-up runs of each (at least opt->warmup, and unless
- * that is 0, WARMUP_SECONDS of them), then opt->iters of each, alternating
- * (the step, then cuBLAS), each timed by events, queued before the GPU
- * starts them; the median of each. */
+/* The step against the yardstick, interleaved so that slow drift
+ * (temperature) reaches both alike: warm-up runs of each (at least
+ * opt->warmup, and unless that is 0, WARMUP_SECONDS of them), then
+ * opt->iters timed runs of each in PHASES phases, the step's and cuBLAS's in
+ * turn, each phase's runs queued before the GPU starts them and each timed
+ * by events; the median of each. A phase first runs its kernel untimed for
+ * SETTLE_SECONDS: under its power limit the GPU sets its clock from the
+ * power drawn over the last fraction of a second, so a kernel timed right
+ * after another runs at the clock the other's power left (harness.c). With --cold, each timed run follows
+ * flush_l2. Then the kernels one call of each launches, by name, and with
+ * --host the CPU time of a call of each. */
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs);
 

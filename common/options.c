@@ -39,6 +39,11 @@ static void usage(const char *cmd, const struct step *step)
            "  --no-check         skip the correctness check\n"
            "  --launches         report the kernels one call launches: grid, block,\n"
            "                     cluster and shared memory of each (through CUPTI)\n"
+           "  --cold             time each run with A, B and C out of L2 (a buffer\n"
+           "                     twice L2's size read first), as a program that runs\n"
+           "                     the product once sees it; the default reruns warm\n"
+           "  --host             also report the CPU time of one call, the step's and\n"
+           "                     cuBLAS's, queued while the GPU is busy\n"
            "  -h, --help         show this help (wherever it stands)\n"
            "\n"
            "Numbers are decimal: 1000, +12, -1.5, 2.5e-3; no spaces, no hex.\n"
@@ -145,6 +150,14 @@ int parse_options(int argc, char **argv, const struct step *step, struct options
         }
         if (!strcmp(arg, "--launches")) {
             opt->launches = 1;
+            continue;
+        }
+        if (!strcmp(arg, "--cold")) {
+            opt->cold = 1;
+            continue;
+        }
+        if (!strcmp(arg, "--host")) {
+            opt->host = 1;
             continue;
         }
 

@@ -18,6 +18,8 @@ struct options {
     uint64_t seed;
     int check; /* 0 after --no-check */
     int launches; /* 1 after --launches: report the kernels gemm_launch launches */
+    int cold;     /* 1 after --cold: A, B and C out of L2 before each timed run */
+    int host;     /* 1 after --host: report the CPU time of one call */
 };
 
 /* The largest problem any step accepts is gemm.h's (GEMM_MAX_SIDE, GEMM_MAX_ELEMENTS). */

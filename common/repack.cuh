@@ -13,41 +13,66 @@
 #ifndef REPACK_CUH
 #define REPACK_CUH
 
+#include "launch.cuh"
+
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-// The GPU memory of one call (gemm.h): taken from the device's default pool
-// in stream order, and handed back when the call returns, in stream order too,
-// after the kernels that use it. No other call or thread ever sees it, and
-// no call waits for another. The pool keeps what a call hands back up to its
-// release threshold, which take() raises to the pool's use, so that the next
-// call finds the memory there and need not ask the driver for it.
+// This library's memory pool on the current device (gemm.h): made at the
+// first call in each CUDA context, and never the device's default pool, whose
+// settings are the program's. It keeps what calls hand back (its release
+// threshold is the most), so that the next call finds the memory there and
+// need not ask the driver for it.
+struct memory_pool {
+    cudaMemPool_t pool = nullptr;
+};
+
+static cudaMemPool_t library_pool()
+{
+    return per_context<memory_pool>([](memory_pool &m) {
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaMemPoolProps props = {};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        uint64_t keep = UINT64_MAX;
+        if (cudaMemPoolCreate(&m.pool, &props) == cudaSuccess)
+            cudaMemPoolSetAttribute(m.pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        else
+            m.pool = nullptr, cudaGetLastError(); // no pool: every call that needs memory fails, none else
+    }).pool;
+}
+
+// The GPU memory of one call: taken from the library's pool in stream order,
+// and handed back when the call returns, in stream order too, after the
+// kernels that use it. No other call or thread ever sees it, and no call
+// waits for another.
 struct call_memory {
     static constexpr int MOST = 3; // the copies of A and B, and step 11's workspace
+    cudaStream_t stream;
     void *taken[MOST] = {};
     int count = 0;
+    cudaError_t error = cudaSuccess; // why take() last returned null
 
-    // null if the GPU has too little memory (cudaMallocAsync's error is then the thread's last error)
+    explicit call_memory(cudaStream_t s) : stream(s) {}
+    // null if the GPU has too little memory, and error says so (read, so no later call sees it as its own)
     void *take(size_t bytes)
     {
-        int device = 0;
-        cudaMemPool_t pool;
-        uint64_t keep = 0, used = 0;
-        cudaGetDevice(&device);
-        if (count == MOST || cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
-            cudaMallocAsync(&taken[count], bytes, 0) != cudaSuccess)
-            return nullptr;
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used);
-        if (keep < used)
-            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &used);
-        return taken[count++];
+        const cudaMemPool_t pool = library_pool();
+        if (count == MOST || !pool)
+            error = cudaErrorMemoryAllocation;
+        else if (cudaMallocFromPoolAsync(&taken[count], bytes, pool, stream) != cudaSuccess)
+            error = cudaGetLastError();
+        else
+            return taken[count++];
+        return nullptr;
     }
     ~call_memory()
     {
         while (count > 0)
-            cudaFreeAsync(taken[--count], 0);
+            cudaFreeAsync(taken[--count], stream);
     }
 };
 
@@ -85,7 +110,7 @@ static const void *for_tma(const void *X, int rows, int cols, int &pitch, call_m
     if (!copy)
         return nullptr;
     const long long pieces = (long long)rows * (pitch / REPACK_PIECE);
-    repack_kernel<<<(unsigned)((pieces + 255) / 256), 256>>>(copy, (const __half *)X, rows, cols, pitch);
+    repack_kernel<<<(unsigned)((pieces + 255) / 256), 256, 0, mem.stream>>>(copy, (const __half *)X, rows, cols, pitch);
     return copy;
 }
 

@@ -480,13 +480,14 @@ static void test_options(void)
 
     result("options: no offset by default", rc == -1 && o.offset == 0, "offset set");
     result("options: no launches reported by default", rc == -1 && !o.launches, "launches set");
+    result("options: warm runs and no host times by default", rc == -1 && !o.cold && !o.host, "cold or host set");
 
     rc = parse("-m 7 -n 9 -k 11 --alpha -1.5 --beta=0.25 --iters 3 --warmup 0 --seed 5 --offset 3 "
-               "--no-check --launches", &o);
+               "--no-check --launches --cold --host", &o);
     result("options: every option parses, --opt=value too",
            rc == -1 && o.M == 7 && o.N == 9 && o.K == 11 && o.alpha == -1.5f &&
                o.beta == 0.25f && o.iters == 3 && o.warmup == 0 && o.seed == 5 && o.offset == 3 &&
-               !o.check && o.launches,
+               !o.check && o.launches && o.cold && o.host,
            "wrong values");
     /* The kernels index a matrix with 32-bit ints (row * cols + col): the
      * largest one any step takes must have at most INT_MAX elements. */
@@ -519,7 +520,8 @@ static void test_options(void)
         "-k",         "-m 12x",     "--alpha nan", "--beta inf",  "--alpha 1e99",
         "--iters 0",  "--warmup -1", "extra",      "-s 2000000000", "-m 65536 -k 65536",
         "-m 0x10",    "--alpha 0x1p3", "--alpha 1e39", "--beta .", "--alpha 1e", "--seed 1.5",
-        "-m 1e3",     "--offset -1", "--offset 1025", "--offset",
+        "-m 1e3",     "--offset -1", "--offset 1025", "--offset", "--cold=1", "--host=yes",
+        "--cold 1",   "--hosts",
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         char name[96];

@@ -3,9 +3,24 @@
  * would use it, for the test suite: linked with one step's kernel.cu, and
  * run once per case (scripts/test.sh), each case in a process of its own:
  *
- *   threads          four host threads call it at once, on shapes that copy A
- *                    or B for TMA and shapes whose tiles are split: every
- *                    result has the bits of the same call made alone
+ *   threads          four host threads call it at once, each on a stream of its
+ *                    own, on shapes that copy A or B for TMA and shapes whose
+ *                    tiles are split: every result has the bits of the same
+ *                    call made alone
+ *   streams          two host threads, each queuing all its calls on its own
+ *                    stream before it waits, so that the GPU runs them
+ *                    overlapped: the bits of the calls alone
+ *   graph            a call on a stream of the program's own captured into a
+ *                    CUDA graph (global capture mode: any work on another
+ *                    stream fails it), replayed three times: the bits of a
+ *                    direct call, on a shape that copies A and B for TMA and
+ *                    one whose tiles are split
+ *   pool             a program that holds memory of the device's default pool
+ *                    calls it: the default pool's release threshold, reserved
+ *                    and used memory stay as they were
+ *   alpha0           alpha = 0 with NaN in A and B: C = beta * C, A and B unread
+ *   earlier          an error an earlier CUDA call left unread: returned, C
+ *                    untouched, and the next call runs
  *   busy S H M N K ...  a kernel on another stream holds all the SMs but
  *                    FREE_SMS (for H seconds at most) while each shape runs:
  *                    each must end within S seconds, with the bits of the
@@ -13,9 +28,10 @@
  *   reset            cudaDeviceReset between two calls: the same bits after
  *   zero             M, N or K = 0: nothing done, or C = beta * C
  *   limits           sizes out of range: cudaErrorInvalidValue, C untouched
- *   oom M N K ...    too little GPU memory for a shape that needs some (a
- *                    copy for TMA, a workspace): cudaErrorMemoryAllocation,
- *                    C untouched; then the call works, with the bits of before
+ *   oom M N K        too little GPU memory for a shape that needs some (a
+ *                    copy for TMA, a workspace), at the process's first call:
+ *                    cudaErrorMemoryAllocation, C untouched; then the call
+ *                    works, right against the CPU reference, twice the same
  *   largest          the largest C the contract takes (46340 x 46340, K = 8):
  *                    every element written, the last rows right
  *
@@ -79,7 +95,8 @@ struct problem {
     float alpha = 1.0f, beta = 0.0f;
     void *A = nullptr, *B = nullptr;
     float *C = nullptr;
-    std::vector<float> c0, a, b; // a and b: the inputs as floats, for the reference
+    cudaStream_t stream = nullptr; // the program's own, which waits for no other (cudaStreamNonBlocking)
+    std::vector<float> c0, a, b;   // a and b: the inputs as floats, for the reference
 };
 
 static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint64_t seed)
@@ -92,7 +109,8 @@ static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint6
     const std::vector<input_t> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()); // exact: half values already
     p.c0.assign(beta != 0.0f ? (size_t)M * N : 0, 0.0f);
     fill_random(p.c0.data(), p.c0.size(), &state, 0);
-    return cudaMalloc(&p.A, a.size() * sizeof(input_t)) == cudaSuccess &&
+    return cudaStreamCreateWithFlags(&p.stream, cudaStreamNonBlocking) == cudaSuccess &&
+           cudaMalloc(&p.A, a.size() * sizeof(input_t)) == cudaSuccess &&
            cudaMalloc(&p.B, b.size() * sizeof(input_t)) == cudaSuccess &&
            cudaMalloc(&p.C, (size_t)M * N * sizeof(float)) == cudaSuccess &&
            cudaMemcpy(p.A, a.data(), a.size() * sizeof(input_t), cudaMemcpyHostToDevice) == cudaSuccess &&
@@ -101,16 +119,27 @@ static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint6
 
 static void release(problem &p)
 {
+    cudaStreamSynchronize(p.stream);
     cudaFree(p.A), cudaFree(p.B), cudaFree(p.C);
-    p.A = p.B = p.C = nullptr;
+    cudaStreamDestroy(p.stream);
+    p.A = p.B = p.C = nullptr, p.stream = nullptr;
 }
 
-// C back to what it held before the calls.
+// C back to what it held before the calls, queued on the problem's stream
+// (c0 is pinned by the wait: a copy from pageable memory returns once staged).
 static bool reset_c(const problem &p)
 {
     const size_t bytes = (size_t)p.M * p.N * sizeof(float);
-    return (p.c0.empty() ? cudaMemset(p.C, 0xff, bytes)
-                         : cudaMemcpy(p.C, p.c0.data(), bytes, cudaMemcpyHostToDevice)) == cudaSuccess;
+    return (p.c0.empty() ? cudaMemsetAsync(p.C, 0xff, bytes, p.stream)
+                         : cudaMemcpyAsync(p.C, p.c0.data(), bytes, cudaMemcpyHostToDevice, p.stream)) ==
+               cudaSuccess &&
+           cudaStreamSynchronize(p.stream) == cudaSuccess;
+}
+
+// The call on the problem's stream, as it is, without waiting for it.
+static int call(const problem &p)
+{
+    return gemm_launch(p.M, p.N, p.K, p.alpha, p.A, p.B, p.beta, p.C, p.stream);
 }
 
 // C back to c0, then the call, without waiting for it; its return value.
@@ -118,14 +147,14 @@ static int launch(const problem &p)
 {
     if (!reset_c(p))
         return -1;
-    return gemm_launch(p.M, p.N, p.K, p.alpha, p.A, p.B, p.beta, p.C);
+    return call(p);
 }
 
-// C as the GPU holds it, once all work is done; false (and why) on an error.
+// C as the GPU holds it, once the problem's stream is done; false (and why) on an error.
 static bool read_c(const problem &p, std::vector<float> &out, std::string &why)
 {
     out.resize((size_t)p.M * p.N);
-    cudaError_t err = cudaDeviceSynchronize();
+    cudaError_t err = cudaStreamSynchronize(p.stream);
     if (err == cudaSuccess)
         err = cudaMemcpy(out.data(), p.C, out.size() * sizeof(float), cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
@@ -155,6 +184,26 @@ static std::string differs(const std::vector<float> &x, const std::vector<float>
         return "";
     return std::to_string(count) + " elements differ, the first at " + std::to_string(first) + " (" +
            std::to_string(x[first]) + " vs " + std::to_string(y[first]) + ")";
+}
+
+// Whether out is right against the CPU reference in double (check.c), on
+// every tile edge of a few rows and columns; else why not.
+static std::string wrong_against_reference(const problem &p, const std::vector<float> &out)
+{
+    const gemm_data d = { p.M, p.N, p.K, p.alpha, p.beta, p.a.data(), p.b.data(),
+                          p.c0.empty() ? nullptr : p.c0.data(), HALF ? SUM_TRUNCATED : SUM_ROUNDED };
+    std::vector<double> a_norm(p.M), b_norm(p.N);
+    std::vector<int> rows(p.M), cols(p.N), few(SAMPLE_FEW_MAX);
+    compute_norms(&d, a_norm.data(), b_norm.data());
+    check_result r = {};
+    check_reference(&d, a_norm.data(), b_norm.data(), out.data(), rows.data(), sample_edges(p.M, rows.data()),
+                    few.data(), sample_few(p.N, 2, few.data()), &r);
+    check_reference(&d, a_norm.data(), b_norm.data(), out.data(), few.data(), sample_few(p.M, 1, few.data()),
+                    cols.data(), sample_edges(p.N, cols.data()), &r);
+    count_nonfinite(&d, out.data(), &r);
+    check_verdict(&r);
+    return r.pass ? "" : "worst error " + std::to_string(r.ref_worst) + " of the tolerance, " +
+                             std::to_string(r.nonfinite) + " not finite";
 }
 
 // The shapes of the threads and reset cases, each with its alpha and beta:
@@ -332,7 +381,7 @@ static void case_busy(double seconds, double hold, const std::vector<shape> &sha
         cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
         const auto begun = std::chrono::steady_clock::now();
         const int err = launch(probs[i]);
-        cudaEventRecord(done, 0);
+        cudaEventRecord(done, probs[i].stream);
         cudaError_t q;
         while ((q = cudaEventQuery(done)) == cudaErrorNotReady && elapsed(begun) < seconds)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -395,8 +444,8 @@ static void case_zero()
     // M or N = 0: success, nothing read or written (null pointers too).
     for (int i = 0; i < 2; ++i) {
         const int M = i == 0 ? 0 : 33, N = i == 0 ? 65 : 0;
-        const int err = reset_c(p) ? gemm_launch(M, N, 17, 1.0f, p.A, p.B, 0.5f, p.C) : -1;
-        const int null_err = gemm_launch(M, N, 17, 1.0f, nullptr, nullptr, 0.5f, nullptr);
+        const int err = reset_c(p) ? gemm_launch(M, N, 17, 1.0f, p.A, p.B, 0.5f, p.C, p.stream) : -1;
+        const int null_err = gemm_launch(M, N, 17, 1.0f, nullptr, nullptr, 0.5f, nullptr, p.stream);
         const bool ok = err == cudaSuccess && null_err == cudaSuccess && read_c(p, got, why) && got == p.c0;
         result(ok, "zero: " + shape_name(M, N, 17) + ": success, C untouched, null pointers accepted",
                err != cudaSuccess || null_err != cudaSuccess ? "returned " + error_name(err) + ", " + error_name(null_err)
@@ -416,7 +465,7 @@ static void case_zero()
                "zero: " + shape_name(33, 65, 0) + ", beta=" + std::to_string(beta) + ": C = beta * C",
                ran ? differs(got, want) : why);
     }
-    const int err = gemm_launch(0, 0, 0, 1.0f, nullptr, nullptr, 0.0f, nullptr);
+    const int err = gemm_launch(0, 0, 0, 1.0f, nullptr, nullptr, 0.0f, nullptr, p.stream);
     result(err == cudaSuccess, "zero: M=N=K=0: success", "returned " + error_name(err));
     release(p);
 }
@@ -435,7 +484,7 @@ static void case_limits()
     std::vector<float> got;
     std::string why;
     for (const auto &t : too) {
-        const int err = reset_c(p) ? gemm_launch(t[0], t[1], t[2], 1.0f, p.A, p.B, 0.5f, p.C) : -1;
+        const int err = reset_c(p) ? gemm_launch(t[0], t[1], t[2], 1.0f, p.A, p.B, 0.5f, p.C, p.stream) : -1;
         const bool untouched = read_c(p, got, why) && got == p.c0;
         result(err == cudaErrorInvalidValue && untouched,
                "limits: " + shape_name(t[0], t[1], t[2]) + ": cudaErrorInvalidValue, C untouched",
@@ -465,35 +514,221 @@ static std::vector<void *> fill_memory(size_t leave)
     return held;
 }
 
-static void case_oom(const std::vector<shape> &shapes)
+// The process's first call (the library's pool holds nothing yet) with
+// under 8 MB of GPU memory free; then with the memory back.
+static void case_oom(const shape &s)
 {
-    for (const shape &s : shapes) {
-        problem p;
-        std::vector<float> before, after, got;
+    problem p;
+    std::vector<float> after, again, got;
+    std::string why;
+    const std::string what = "oom: " + shape_name(s.M, s.N, s.K) +
+                             " with under 8 MB free: cudaErrorMemoryAllocation, C untouched; with the memory back, "
+                             "right, and twice the same bits";
+    if (!make(p, s.M, s.N, s.K, s.alpha, s.beta, 6000)) {
+        result(false, what, "no memory to set up");
+        return;
+    }
+    std::vector<void *> held = fill_memory((size_t)8 << 20);
+    const int err = launch(p);
+    const bool untouched = read_c(p, got, why) && got == p.c0;
+    for (void *h : held)
+        cudaFree(h);
+    const bool ran = run(p, after, why) && run(p, again, why);
+    const std::string wrong = ran ? wrong_against_reference(p, after) + differs(after, again) : why;
+    result(err == cudaErrorMemoryAllocation && untouched && wrong.empty(), what,
+           "returned " + error_name(err) + (untouched ? "" : ", C changed") + (wrong.empty() ? "" : ", then " + wrong));
+    release(p);
+}
+
+// Two host threads, each with a stream of its own and its own problems,
+// queue ROUNDS calls of each before they wait: the GPU runs the two streams'
+// kernels side by side. C is set before the first call only; beta = 0, so
+// every call writes the same C.
+static void case_streams()
+{
+    constexpr int PAIR = 2;
+    std::vector<problem> probs(PAIR * SHAPE_COUNT);
+    std::vector<std::vector<float>> alone(probs.size());
+    for (size_t i = 0; i < probs.size(); ++i) {
+        const shape &s = SHAPES[i % SHAPE_COUNT];
         std::string why;
-        if (!make(p, s.M, s.N, s.K, s.alpha, s.beta, 6000) || !run(p, before, why)) {
-            result(false, "oom: " + shape_name(s.M, s.N, s.K) + " with memory to spare", why);
+        if (!make(probs[i], s.M, s.N, s.K, s.alpha, 0.0f, 8000 + i) || !run(probs[i], alone[i], why) ||
+            !reset_c(probs[i])) {
+            result(false, "streams: " + shape_name(s.M, s.N, s.K) + " alone", why.empty() ? "no memory" : why);
             return;
         }
-        int device = 0;
-        cudaMemPool_t pool;
-        cudaGetDevice(&device);
-        cudaDeviceGetDefaultMemPool(&pool, device);
-        cudaDeviceSynchronize();
-        cudaMemPoolTrimTo(pool, 0); // what the pool kept from the call before goes back to the driver
-        std::vector<void *> held = fill_memory((size_t)8 << 20);
-        const int err = launch(p);
-        const bool untouched = read_c(p, got, why) && got == p.c0;
-        for (void *h : held)
-            cudaFree(h);
-        const bool ran = run(p, after, why);
-        result(err == cudaErrorMemoryAllocation && untouched && ran && differs(before, after).empty(),
-               "oom: " + shape_name(s.M, s.N, s.K) + " with under 8 MB free: cudaErrorMemoryAllocation, C "
-                                                   "untouched; with the memory back, the bits of before",
-               "returned " + error_name(err) + (untouched ? "" : ", C changed") +
-                   (ran ? (differs(before, after).empty() ? "" : ", then " + differs(before, after)) : ", then " + why));
+    }
+    std::vector<std::string> wrong(PAIR);
+    std::vector<std::thread> threads;
+    std::atomic<int> ready{ 0 };
+    for (int t = 0; t < PAIR; ++t)
+        threads.emplace_back([&, t] {
+            const cudaStream_t mine = probs[t * SHAPE_COUNT].stream; // all the thread's calls on one stream
+            ready++;
+            while (ready < PAIR)
+                ;
+            for (int r = 0; r < ROUNDS && wrong[t].empty(); ++r)
+                for (int i = 0; i < SHAPE_COUNT && wrong[t].empty(); ++i) {
+                    const problem &q = probs[t * SHAPE_COUNT + (t + i) % SHAPE_COUNT];
+                    if (const int err = gemm_launch(q.M, q.N, q.K, q.alpha, q.A, q.B, q.beta, q.C, mine))
+                        wrong[t] = "gemm_launch returned " + error_name(err);
+                }
+            std::vector<float> got;
+            const cudaError_t err = cudaStreamSynchronize(mine);
+            if (err != cudaSuccess && wrong[t].empty())
+                wrong[t] = error_name(err);
+            for (int i = 0; i < SHAPE_COUNT && wrong[t].empty(); ++i) {
+                const problem &q = probs[t * SHAPE_COUNT + i];
+                std::string why;
+                if (!read_c(q, got, why))
+                    wrong[t] = shape_name(q.M, q.N, q.K) + ": " + why;
+                else if (const std::string d = differs(got, alone[t * SHAPE_COUNT + i]); !d.empty())
+                    wrong[t] = shape_name(q.M, q.N, q.K) + ": " + d;
+            }
+        });
+    for (std::thread &th : threads)
+        th.join();
+    std::string why;
+    for (int t = 0; t < PAIR; ++t)
+        if (!wrong[t].empty())
+            why += (why.empty() ? "thread " : "; thread ") + std::to_string(t) + ", " + wrong[t];
+    result(why.empty(),
+           std::to_string(PAIR) + " host threads, a stream each, " + std::to_string(ROUNDS) + " calls of each of " +
+               std::to_string(SHAPE_COUNT) + " shapes queued before they wait: the bits of the calls alone",
+           why);
+    for (problem &p : probs)
+        release(p);
+}
+
+// The call captured into a graph on the problem's own stream, in global
+// mode: work queued on any other stream (the legacy default one) during the
+// capture fails it. Replayed REPLAYS times, C set before each.
+constexpr int REPLAYS = 3;
+static void case_graph()
+{
+    // A and B copied for TMA (K and N not multiples of 8); tiles split (steps 11 and up), with beta.
+    const shape shapes[] = { { 513, 1025, 257, -1.5f, 0.5f }, { 256, 256, 32768, 1.0f, 0.25f } };
+    for (const shape &s : shapes) {
+        const std::string what = "graph: " + shape_name(s.M, s.N, s.K) + " captured on the program's stream, " +
+                                 std::to_string(REPLAYS) + " replays: the bits of a direct call";
+        problem p;
+        std::vector<float> direct, got;
+        std::string why;
+        if (!make(p, s.M, s.N, s.K, s.alpha, s.beta, 9000) || !run(p, direct, why)) {
+            result(false, what, why.empty() ? "no memory" : why);
+            release(p);
+            return;
+        }
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        int err = cudaStreamBeginCapture(p.stream, cudaStreamCaptureModeGlobal);
+        const int call_err = err ? err : call(p);
+        const cudaError_t end = cudaStreamEndCapture(p.stream, &graph);
+        err = call_err ? call_err : end ? end : cudaGraphInstantiate(&exec, graph, 0);
+        for (int r = 0; r < REPLAYS && !err && why.empty(); ++r) {
+            if (!reset_c(p) || (err = cudaGraphLaunch(exec, p.stream)) != cudaSuccess || !read_c(p, got, why))
+                break;
+            why = differs(got, direct);
+            if (!why.empty())
+                why = "replay " + std::to_string(r) + ": " + why;
+        }
+        result(!err && why.empty(), what, err ? "capture: " + error_name(err) : why);
+        cudaGetLastError(); // a failed capture's, for the next shape
+        if (exec)
+            cudaGraphExecDestroy(exec);
+        if (graph)
+            cudaGraphDestroy(graph);
         release(p);
     }
+}
+
+// The device's default pool, as the program left it: it holds POOL_HELD
+// bytes of the program's, and the call must leave its release threshold and
+// its reserved and used memory as they were. The shape copies A and B for
+// TMA and splits its tiles (steps 11 and up): all the memory a call takes.
+constexpr size_t POOL_HELD = (size_t)256 << 20;
+static void case_pool()
+{
+    int device = 0;
+    cudaMemPool_t pool;
+    cudaGetDevice(&device);
+    cudaDeviceGetDefaultMemPool(&pool, device);
+    problem p;
+    void *held = nullptr;
+    std::vector<float> got;
+    std::string why;
+    if (!make(p, 128, 4100, 4100, 1.0f, 0.0f, 10000) ||
+        cudaMallocAsync(&held, POOL_HELD, p.stream) != cudaSuccess || cudaStreamSynchronize(p.stream) != cudaSuccess) {
+        result(false, "pool: set up", error_name(cudaGetLastError()));
+        return;
+    }
+    const cudaMemPoolAttr ATTRS[] = { cudaMemPoolAttrReleaseThreshold, cudaMemPoolAttrReservedMemCurrent,
+                                      cudaMemPoolAttrUsedMemCurrent };
+    const char *const NAMES[] = { "release threshold", "reserved", "used" };
+    uint64_t before[3], after[3];
+    for (int i = 0; i < 3; ++i)
+        cudaMemPoolGetAttribute(pool, ATTRS[i], &before[i]);
+    const bool ran = run(p, got, why) && (why = wrong_against_reference(p, got)).empty();
+    for (int i = 0; i < 3; ++i)
+        cudaMemPoolGetAttribute(pool, ATTRS[i], &after[i]);
+    for (int i = 0; i < 3; ++i)
+        if (after[i] != before[i])
+            why += (why.empty() ? "" : ", ") + std::string(NAMES[i]) + " " + std::to_string(before[i]) + " -> " +
+                   std::to_string(after[i]);
+    result(ran && why.empty(),
+           "pool: the program holds " + std::to_string(POOL_HELD >> 20) + " MB of the default pool; a call of " +
+               shape_name(p.M, p.N, p.K) + " leaves the pool's release threshold, reserved and used memory as they were",
+           why);
+    cudaFreeAsync(held, p.stream);
+    release(p);
+}
+
+// alpha = 0 with NaN in every element of A and B: BLAS reads neither, and C = beta * C.
+static void case_alpha0()
+{
+    for (const float beta : { 0.5f, 0.0f }) {
+        problem p;
+        std::vector<float> got;
+        std::string why;
+        const std::string what = "alpha0: " + shape_name(300, 1000, 520) + ", alpha=0, beta=" + std::to_string(beta) +
+                                 ", A and B all NaN: C = beta * C";
+        if (!make(p, 300, 1000, 520, 0.0f, beta, 11000) ||
+            cudaMemset(p.A, 0xff, (size_t)p.M * p.K * sizeof(input_t)) != cudaSuccess ||
+            cudaMemset(p.B, 0xff, (size_t)p.K * p.N * sizeof(input_t)) != cudaSuccess) {
+            result(false, what, "set up: " + error_name(cudaGetLastError()));
+            return;
+        }
+        std::vector<float> want(p.c0.size() ? p.c0.size() : (size_t)p.M * p.N, 0.0f);
+        for (size_t i = 0; i < p.c0.size(); ++i)
+            want[i] = beta * p.c0[i];
+        const bool ran = run(p, got, why);
+        result(ran && differs(got, want).empty(), what, ran ? differs(got, want) : why);
+        release(p);
+    }
+}
+
+// An error an earlier CUDA call of this thread left unread (cudaSetDevice
+// of a device that is not there) is the call's answer: C untouched, the
+// error read; the next call runs.
+static void case_earlier()
+{
+    problem p;
+    std::vector<float> got, after;
+    std::string why;
+    const std::string what = "earlier: an error left unread by cudaSetDevice(-1): returned, C untouched; the next "
+                             "call runs";
+    if (!make(p, 513, 1025, 257, 1.0f, 0.5f, 12000) || !reset_c(p)) {
+        result(false, what, "set up: " + error_name(cudaGetLastError()));
+        return;
+    }
+    const cudaError_t left = cudaSetDevice(-1);
+    const int err = call(p);
+    const bool untouched = read_c(p, got, why) && got == p.c0;
+    const bool ran = run(p, after, why) && (why = wrong_against_reference(p, after)).empty();
+    result(left != cudaSuccess && err == left && untouched && ran, what,
+           "left " + error_name(left) + ", returned " + error_name(err) + (untouched ? "" : ", C changed") +
+               (ran ? "" : ", then " + why));
+    release(p);
 }
 
 // The elements of C[0 .. n) that hold NaN, added into *count.
@@ -519,7 +754,8 @@ static void case_largest()
         release(p);
         return;
     }
-    count_nan<<<4096, 256>>>(p.C, (long long)M * N, count);
+    count_nan<<<4096, 256, 0, p.stream>>>(p.C, (long long)M * N, count);
+    cudaStreamSynchronize(p.stream);
     cudaMemcpy(&nan, count, sizeof nan, cudaMemcpyDeviceToHost);
     double worst = 0.0;
     std::vector<float> rows((size_t)ROWS * N);
@@ -554,23 +790,33 @@ int main(int argc, char **argv)
     for (int i = first; i + 2 < argc; i += 3)
         shapes.push_back({ atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), 1.0f, 0.5f });
     const bool sized = argc > first && (argc - first) % 3 == 0;
-    if (name == "threads")
+    if (name == "threads" && argc == 2)
         case_threads();
+    else if (name == "streams" && argc == 2)
+        case_streams();
+    else if (name == "graph" && argc == 2)
+        case_graph();
+    else if (name == "pool" && argc == 2)
+        case_pool();
+    else if (name == "alpha0" && argc == 2)
+        case_alpha0();
+    else if (name == "earlier" && argc == 2)
+        case_earlier();
     else if (name == "busy" && sized)
         case_busy(atof(argv[2]), atof(argv[3]), shapes);
-    else if (name == "reset")
+    else if (name == "reset" && argc == 2)
         case_reset();
-    else if (name == "zero")
+    else if (name == "zero" && argc == 2)
         case_zero();
-    else if (name == "limits")
+    else if (name == "limits" && argc == 2)
         case_limits();
-    else if (name == "oom" && sized)
-        case_oom(shapes);
-    else if (name == "largest")
+    else if (name == "oom" && argc == 5)
+        case_oom(shapes[0]);
+    else if (name == "largest" && argc == 2)
         case_largest();
     else {
-        fprintf(stderr, "usage: test_launch threads | busy SECONDS HOLD M N K [M N K ...] | reset | zero | limits | "
-                        "oom M N K [M N K ...] | largest\n");
+        fprintf(stderr, "usage: test_launch threads | streams | graph | pool | alpha0 | earlier | "
+                        "busy SECONDS HOLD M N K [M N K ...] | reset | zero | limits | oom M N K | largest\n");
         return 2;
     }
     return failures > 0;

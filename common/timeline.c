@@ -35,8 +35,8 @@ int main(int argc, char **argv)
     struct timeline_stamp *s = malloc(MOST * sizeof *s);
     const struct gemm_data *d = &p.host;
     // the warm-up: memory, modules, clocks; then the stamped call
-    int n = -1, err = s ? gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC) : cudaErrorMemoryAllocation;
-    if (!err && timeline_read(s, MOST) >= 0 && !(err = gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC)))
+    int n = -1, err = s ? gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC, p.stream) : cudaErrorMemoryAllocation;
+    if (!err && timeline_read(s, MOST) >= 0 && !(err = gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC, p.stream)))
         n = timeline_read(s, MOST);
     if (err || n < 0) {
         err = err ? err : (int)cudaGetLastError();

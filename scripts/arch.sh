@@ -8,6 +8,10 @@
 #                                        same line's second field)
 #   scripts/arch.sh gencode STEP [ARCH]  the step's nvcc -gencode flags, or
 #                                        "left out: <why>" when ARCH cannot run it
+#   scripts/arch.sh gencode-any [ARCH]   flags for code that runs on every GPU from
+#                                        sm_75 on, with Hopper's own instructions
+#                                        (sm_90a) where it builds for Hopper: the
+#                                        harness's common/flush.cu, ceilings/
 #
 # Without ARCH (no GPU to build for): every architecture in SUPPORTED at or
 # above the step's own, plus PTX of the newest for chips after it; a step
@@ -77,10 +81,32 @@ gencode() {
     fi
 }
 
+gencode_any() {
+    local arch=${1:-} n kind flags=""
+    if [ -z "$arch" ]; then
+        for n in "${SUPPORTED[@]}"; do
+            if [ "$n" = 90 ]; then flags+=" -gencode arch=compute_90a,code=sm_90a"
+            else flags+=" -gencode arch=compute_$n,code=sm_$n"; fi
+        done
+        echo "${flags# } -gencode arch=compute_${SUPPORTED[-1]},code=compute_${SUPPORTED[-1]}"
+        return
+    fi
+    [[ $arch =~ ^(sm|compute)_([0-9]+)a?$ ]] || die "ARCH=$arch: want sm_NN or compute_NN, e.g. ARCH=sm_90"
+    kind=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
+    if [ "$n" -lt 75 ]; then
+        echo "left out: needs sm_75; ARCH=$arch is older"
+    elif [ "$kind" = sm ] && [ "$n" = 90 ]; then
+        echo "-gencode arch=compute_90a,code=sm_90a"
+    else
+        echo "-gencode arch=compute_$n,code=${kind}_$n"
+    fi
+}
+
 case ${1:-} in
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     need) [ $# -eq 2 ] || die "usage: arch.sh need STEP"; need "${2%/}" ;;
     input) [ $# -eq 2 ] || die "usage: arch.sh input STEP"; input "${2%/}" ;;
     gencode) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: arch.sh gencode STEP [ARCH]"; gencode "${2%/}" "${3:-}" ;;
-    *) die "usage: arch.sh need STEP | arch.sh input STEP | arch.sh gencode STEP [ARCH]" ;;
+    gencode-any) [ $# -le 2 ] || die "usage: arch.sh gencode-any [ARCH]"; gencode_any "${2:-}" ;;
+    *) die "usage: arch.sh need STEP | arch.sh input STEP | arch.sh gencode STEP [ARCH] | arch.sh gencode-any [ARCH]" ;;
 esac

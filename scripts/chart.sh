@@ -35,7 +35,7 @@ done
 # name, precision, TFLOPS, % cuBLAS, separated by tabs.
 first=$(head -n 1 "$file")
 case $first in
-    step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check)
+    step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check*)
         rows=$(awk -F, 'NR > 1 { printf "\t%s\t%s\t%s\t%s\n", $1, $3, $5, $8 }' "$file")
         [ -n "$title" ] || title=$(basename "$file") ;;
     "GEMM M="*)

@@ -1,4 +1,9 @@
+#!/usr/bin/env bash
 # Helpers the scripts share; sourced, not run.
+case ${0##*/} in # run, not sourced (any shell): say so, before a line only bash can read
+    common.sh) echo "usage: source scripts/common.sh (from another script): the helpers the scripts share; nothing to run"
+               exit 0 ;;
+esac
 
 # One line on stderr, exit 2: die SCRIPT MESSAGE
 die() { echo "$1: $2" >&2; exit 2; }

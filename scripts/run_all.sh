@@ -7,8 +7,13 @@
 # launched as the step before's (the same grids, blocks, clusters and shared
 # memory: each step's --launches) is marked "=" after its x prev: where the
 # step's idea is the launch (a planner, from step 11), it kept the step
-# before's schedule there, and that ratio is noise. Exits 1 if a step fails its
-# check or does not run, 2 if there is no usable GPU or the options are bad.
+# before's schedule there, and that ratio is noise. Each row is also put
+# against its roof (ceilings/, measured first on this GPU): the ceiling of the
+# instruction it multiplies with (FP32 FMA, mma.sync, wgmma), or, where that
+# is lower, memory's at the shape's intensity: the bytes A and B must be read
+# and C written, at the measured HBM read and write rates. Exits 1 if a step
+# fails its check or does not run, 2 if there is no usable GPU or the options
+# are bad.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -46,6 +51,12 @@ steps=()
 for dir in $(step_dirs); do steps+=("$dir"); done
 gpu_or_die run_all.sh
 build run_all.sh all
+
+# The roofs: this GPU's ceilings (make ceilings), its last line NAME=RATE.
+declare -A roof=()
+if [ -x ceilings/run ] && line=$(./ceilings/run --runs 10 2>/dev/null | tail -n 1) && [[ $line == ceilings:* ]]; then
+    for kv in ${line#ceilings:}; do roof[${kv%%=*}]=${kv#*=}; done
+fi
 
 # The key=value line each step prints last, or why it did not run.
 declare -A res
@@ -96,6 +107,29 @@ cublas_res() {
     res[$label,check]="-"
 }
 
+# Row $1's roof: "NAME PERCENT", NAME the ceiling that bounds it (fma, mma,
+# wgmma, or HBM where memory's roof at the shape's intensity is lower), and
+# its TFLOPS as a percent of it; "- -" where the ceiling was not measured.
+roof_of() {
+    local r=$1 unit in
+    case $(get "$r" precision) in
+        fp32) unit=fma in=4 ;;
+        fp16) in=2
+              if [[ $r == cuBLAS* ]]; then unit=$([ "${roof[wgmma]:--}" != - ] && echo wgmma || echo mma)
+              elif [ "$(bash scripts/arch.sh need "$r")" = sm_90a ]; then unit=wgmma
+              else unit=mma; fi ;;
+        *) echo "- -"; return ;;
+    esac
+    awk -v tf="$(get "$r" tflops)" -v top="${roof[$unit]:--}" -v unit="$unit" -v m="$m" -v n="$n" -v k="$k" \
+        -v ib="$in" -v rd="${roof[hbm_read]:--}" -v wr="${roof[hbm_write]:--}" 'BEGIN {
+        if (tf == "" || top == "-") { print "- -"; exit }
+        if (rd != "-" && wr != "-") { # memory: A and B read once, C written once; bytes / (TB/s) = ps
+            mem = 2 * m * n * k / (ib * (m * k + k * n) / rd + 4 * m * n / wr)
+            if (mem < top) { top = mem; unit = "HBM" }
+        }
+        printf "%s %.1f\n", unit, 100 * tf / top }'
+}
+
 # The rows in order: each precision's cuBLAS after its last step.
 rows=()
 for i in "${!steps[@]}"; do
@@ -116,9 +150,9 @@ top=$(for r in "${rows[@]}"; do get "$r" tflops; done | sort -g | tail -n 1)
 
 echo "GEMM M=$m N=$n K=$k on ${gpu//_/ } (CUDA $cuda), $(date -u +%Y-%m-%d); median of $iters runs each"
 echo
-fmt='%-24s %-17s %-9s %9s %8s %9s %7s%1s%9s  %-12s %s\n'
-printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check "TFLOPS, to scale"
-[ -n "$csv" ] && echo "step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check" >"$csv"
+fmt='%-24s %-17s %-9s %9s %8s %9s %7s%1s%9s  %-12s %-5s %6s  %s\n'
+printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check roof "% roof" "TFLOPS, to scale"
+[ -n "$csv" ] && echo "step,technique,precision,ms,tflops,x_step01,x_prev,pct_cublas,check,roof,pct_roof" >"$csv"
 first=${steps[0]} prev=""
 for r in "${rows[@]}"; do
     if [[ $r == cuBLAS* ]]; then
@@ -139,6 +173,8 @@ for r in "${rows[@]}"; do
                 "$(ratio "$(get "$r" tflops)" "$(get "$first" tflops)")" "$x_prev"
                 "$(get "$r" pct_cublas)" "$(get "$r" check)")
     fi
+    read -r roof_name roof_pct <<<"$(roof_of "$r")"
+    fields+=("$roof_name" "$roof_pct")
     printf "$fmt" "${fields[@]:0:7}" "$same" "${fields[@]:7}" "$(bar "$(get "$r" tflops)" "$top" 30)"
     [ -n "$csv" ] && (IFS=,; echo "${fields[*]}") >>"$csv"
 done
@@ -147,5 +183,7 @@ echo "% cuBLAS: against cuBLAS timed in the same process on the same data; the c
 echo "rows give the median of those runs. x prev: against the step before (the cuBLAS"
 echo "rows are not steps); =: launched as the step before (the same grids, blocks,"
 echo "clusters and shared memory); from step 11, whose idea is the launch, that"
-echo "means the same schedule, and the ratio is noise."
+echo "means the same schedule, and the ratio is noise. roof: the ceiling that bounds"
+echo "the row (ceilings/run on this GPU: ${roof[fma]:--} TFLOPS FMA, ${roof[mma]:--} mma.sync, ${roof[wgmma]:--} wgmma;"
+echo "HBM ${roof[hbm_read]:--} TB/s read, ${roof[hbm_write]:--} write, where memory's roof at this shape is lower)."
 exit $status

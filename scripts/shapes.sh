@@ -5,20 +5,25 @@
 # LLM-like), and prints TFLOPS and % of cuBLAS per shape with a bar of each
 # TFLOPS to one scale.
 # The runs skip the check, to stay inside a few minutes; make test checks
-# every step on shapes of each class.
+# every step on shapes of each class. The classes with few rows run cold
+# (--cold: A, B and C out of L2 before each run, for the step and cuBLAS
+# alike), as a model's layer at decode time runs: once per token, its
+# weights read from memory; the others warm.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-# Each class: its name, what makes it hard, and its shapes (M N K each).
+# Each class: its name, what makes it hard, its shapes (M N K each), and
+# whether it runs cold.
 classes_all=(square awkward skinny narrow deep shallow misaligned llm)
 class_shapes() {
+    cold=""
     case $1 in
         square) what="powers of two: tiles fill rounds of 132 SMs or nearly"
             shapes=("1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192") ;;
         awkward) what="squares whose last round of tiles is part empty, or rows off 32-byte sectors"
             shapes=("1000 1000 1000" "3000 3000 3000" "5000 5000 5000" "6144 6144 6144" "7000 7000 7000") ;;
-        skinny) what="a few rows of C, so fewer tiles than SMs"
+        skinny) what="a few rows of C, so fewer tiles than SMs; cold" cold=--cold
             shapes=("16 8192 8192" "128 4096 4096" "256 8192 4096" "512 12288 4096") ;;
         narrow) what="a few columns of C: a tile wider than C multiplies columns of zeros"
             shapes=("16384 64 4096" "32768 128 4096" "8192 96 8192" "65536 16 4096") ;;
@@ -84,7 +89,7 @@ for c in $classes; do
         for s in "${steps[@]}"; do
             [ -x "$s/run" ] && [ -z "${too_new[$s]:-}" ] || continue
             echo "shapes.sh: $s at $m x $n x $k" >&2
-            run_step shapes.sh "$s" -m "$m" -n "$n" -k "$k" --iters "$iters" --no-check
+            run_step shapes.sh "$s" -m "$m" -n "$n" -k "$k" --iters "$iters" --no-check $cold
             case $? in
                 0) ;;
                 3) too_new[$s]=1; continue ;; # said once; the step's rows are left out
@@ -101,7 +106,8 @@ done
 [ -n "$csv" ] && echo "class,m,n,k,step,tflops,cublas_tflops,pct_cublas" >"$csv"
 echo "Shapes on ${gpu//_/ }, $(date -u +%Y-%m-%d): median of $iters runs each, unchecked. % cuBLAS is"
 echo "against cuBLAS GemmEx (half in, float out) in the step's own process; the"
-echo "cuBLAS line is the median of those. Bars: TFLOPS, all to one scale."
+echo "cuBLAS line is the median of those. Bars: TFLOPS, all to one scale. Warm"
+echo "runs (A and B in L2 where they fit) but where a class says cold."
 fmt='%-20s %-24s %8s %9s  %s\n'
 for c in $classes; do
     class_shapes "$c"

@@ -129,7 +129,7 @@ for s in "${built[@]}"; do
     # Numbers are decimal with an optional sign: no spaces, no hex, and a
     # value must fit what it sets.
     for args in "-m 0" "-m abc" "-m 99999999" "--bogus" "-n -5" "-k" "--alpha nan" \
-                "--iters 0" "extra" "-m 0x10" "--alpha 0x1p3" "--beta 1e39" "--offset 1025"; do
+                "--iters 0" "extra" "-m 0x10" "--alpha 0x1p3" "--beta 1e39" "--offset 1025" "--cold=1" "--host 5"; do
         # shellcheck disable=SC2086 # args holds several words
         ./"$s"/run $args >"$log.out" 2>"$log"
         rc=$?
@@ -160,6 +160,49 @@ for s in "${built[@]}"; do
     fi
     rm -f "$log.out"
 done
+
+echo "== ceilings (no GPU needed)"
+# ceilings/run builds, takes --help, refuses bad arguments with one line;
+# its SASS holds what each ceiling claims to measure (where cuobjdump is).
+if $MAKE --no-print-directory ceilings/run >"$log" 2>&1; then
+    pass "make ceilings/run builds"
+    if ./ceilings/run --bogus --help >"$log" 2>&1 && grep -q '^usage: ceilings/run ' "$log"; then
+        pass "ceilings/run --help: usage, exit 0"
+    else
+        fail "ceilings/run --help"
+    fi
+    for args in "--runs 0" "--runs x" "--only bogus" "--only" "--bogus"; do
+        # shellcheck disable=SC2086 # args holds several words
+        ./ceilings/run $args >"$log.out" 2>"$log"
+        rc=$?
+        if [ $rc -eq 2 ] && [ "$(wc -l <"$log")" -eq 1 ] && [ ! -s "$log.out" ] && grep -q '^ceilings: ' "$log"; then
+            pass "ceilings/run $args: one-line error, exit 2"
+        else
+            fail "ceilings/run $args: want one line and exit 2 (exit code $rc)"
+        fi
+    done
+    if command -v cuobjdump >/dev/null && command -v nvdisasm >/dev/null && [[ ${ARCH:-} != compute_* ]]; then
+        # kernel:instruction:fewest, each kernel's SASS (any architecture it was built for) holding that many
+        want=(fma_kernel:FFMA:64 mma_kernel:HMMA:8 read_kernel:LDG.E.128:4 write_kernel:STG.E.128:1)
+        [[ " $(bash scripts/arch.sh gencode-any "${ARCH:-}") " == *sm_90a* ]] &&
+            want+=("wgmma_kernelILb0E:HGMMA.64x256x16.F32:8" "wgmma_kernelILb1E:QGMMA.64x256x32.F32.E4M3.E4M3:8")
+        cuobjdump --dump-sass ceilings/run >"$log" 2>&1
+        for w in "${want[@]}"; do
+            IFS=: read -r kernel instr fewest <<<"$w"
+            n=$(awk -v k="$kernel" -v i="$instr" '/Function :/ { on = index($0, k) > 0 } on { for (f = 1; f <= NF; f++) if (index($f, i) == 1) c++ } END { print c + 0 }' "$log")
+            if [ "$n" -ge "$fewest" ]; then
+                pass "ceilings/run: ${kernel%%ILb*}'s SASS has $n $instr (at least $fewest)"
+            else
+                fail "ceilings/run: ${kernel%%ILb*}'s SASS has $n $instr, want at least $fewest"
+            fi
+        done
+    else
+        skip "ceilings/run's SASS: needs cuobjdump, nvdisasm and machine code"
+    fi
+else
+    fail "make ceilings/run"
+fi
+rm -f "$log.out"
 
 echo "== planner (no GPU needed)"
 # A step with a planner (plan() in its kernel.cu) has every plan walked on
@@ -199,7 +242,7 @@ else
 fi
 # The build follows ARCH: in a copy of the sources, so this tree's build stays.
 copy=$(mktemp -d)
-cp -r Makefile common scripts "${all_steps[@]}" "$copy"/
+cp -r Makefile common scripts ceilings "${all_steps[@]}" "$copy"/
 (cd "$copy" && $MAKE clean >/dev/null 2>&1)
 # make ARCH=sm_75 (every step), or with STEPS, make -k ARCH=sm_75 those
 # steps, where each one sm_75 cannot run fails with its line.
@@ -246,7 +289,6 @@ fi
 # Every script takes --help: its usage on stdout, exit 0, nothing run.
 for path in scripts/*.sh; do
     script=$(basename "$path" .sh)
-    [ "$script" = common ] && continue # sourced by the others, not run
     if bash scripts/$script.sh --help >"$log.out" 2>"$log" && grep -qi 'usage\|scripts/arch.sh need' "$log.out" &&
         [ ! -s "$log" ]; then
         pass "scripts/$script.sh --help: usage, exit 0"
@@ -282,6 +324,9 @@ bad_calls=(
     "timeline.sh|bash scripts/timeline.sh 11 --stamps /nonexistent/x.txt"
     "timeline.sh|bash scripts/timeline.sh --from /nonexistent" "timeline.sh|bash scripts/timeline.sh --from README.md"
     "timeline.sh|bash scripts/timeline.sh 11 --from README.md" "timeline.sh|bash scripts/timeline.sh --bogus"
+    "roofline.sh|bash scripts/roofline.sh --iters 0" "roofline.sh|bash scripts/roofline.sh --bogus"
+    "roofline.sh|bash scripts/roofline.sh --from /nonexistent" "roofline.sh|bash scripts/roofline.sh --from README.md"
+    "roofline.sh|bash scripts/roofline.sh --data"
     "Makefile|$MAKE --no-print-directory ARCH=sm_7" "Makefile|$MAKE --no-print-directory STEP=04"
     "Makefile|$MAKE --no-print-directory step99" "Makefile|$MAKE --no-print-directory lesson"
     "Makefile|$MAKE --no-print-directory sass STEP=" "Makefile|$MAKE --no-print-directory profile"
@@ -338,9 +383,9 @@ fmt=$(sed -n "s/^fmt='\(.*\)'$/\1/p" scripts/run_all.sh)
 {
     echo "GEMM M=64 N=64 K=64 on Some GPU (CUDA 13.0), 2026-01-01; median of 20 runs each"
     echo
-    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check "TFLOPS, to scale"
-    printf "$fmt" step04_register_tile "register tile" fp32 2.959 46.45 7.54 4.77 = 90.4 PASS "██▎"
-    printf "$fmt" "cuBLAS SGEMM" cuBLAS fp32 2.676 51.35 8.34 - "" 100.0 - "██▍"
+    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check roof "% roof" "TFLOPS, to scale"
+    printf "$fmt" step04_register_tile "register tile" fp32 2.959 46.45 7.54 4.77 = 90.4 PASS fma 71.4 "██▎"
+    printf "$fmt" "cuBLAS SGEMM" cuBLAS fp32 2.676 51.35 8.34 - "" 100.0 - fma 79.0 "██▍"
     echo
     echo "% cuBLAS: ..."
 } >"$log.txt"
@@ -370,6 +415,24 @@ else
     fail "scripts/timeline.sh --from: want 7 bars from the saved stamps, each phase's length"
 fi
 rm -f "$log.stamps" "$log.svg"
+# scripts/roofline.sh from saved data: a point per line, the roofs named,
+# memory's roof a line up to the highest compute roof; steps within a few
+# pixels of each other share a label.
+{
+    echo "title Roofline of Some GPU (CUDA 13.0), 2026-01-01"; echo "note a test"
+    printf '%s\n' "ceiling fma 65" "ceiling mma 650" "ceiling wgmma 840" "ceiling hbm_read 4.5" "ceiling l2_read 8.4" \
+        "point 01 step 16 6.2" "point 08 step 575 600" "point 09 step 575 601" "point cuBLAS cublas 680 620" \
+        "point 14_M=1 few 0.99 3.3"
+} >"$log.roof"
+if bash scripts/roofline.sh --from "$log.roof" >"$log.svg" 2>"$log" && [ "$(grep -c '<circle ' "$log.svg")" -eq 5 ] &&
+    grep -q '>wgmma (half) 840<' "$log.svg" && grep -q '>FP32 FMA 65<' "$log.svg" && grep -q '>HBM 4.50 TB/s<' "$log.svg" &&
+    grep -q '>08-09<' "$log.svg" && grep -q '>14_M=1<' "$log.svg" && grep -q '>Roofline of Some GPU' "$log.svg" &&
+    tail -n 1 "$log.svg" | grep -qx '</svg>'; then
+    pass "scripts/roofline.sh --from: saved data drawn, five points, the roofs named, neighbours under one label"
+else
+    fail "scripts/roofline.sh --from: want 5 points, the roofs' labels and '08-09'"
+fi
+rm -f "$log.roof" "$log.svg"
 # The stamps are in no default build: four lines in each kernel from step 10
 # on, nothing without -DGEMM_TIMELINE, and no lesson shows them.
 stamped=0 wrong=""
@@ -429,9 +492,9 @@ mkdir "$copy/results"
 {
     echo "GEMM M=4096 N=4096 K=4096 on Some GPU (CUDA 13.0), 2026-01-01; median of 20 runs each"
     echo
-    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check "TFLOPS, to scale"
-    for s in "${all_steps[@]}"; do printf "$fmt" "$s" technique fp16 1.000 123.45 1.00 1.00 = 98.7 PASS "█"; done
-    printf "$fmt" "cuBLAS GemmEx" cuBLAS fp16 1.000 125.00 1.00 - "" 100.0 - "█"
+    printf "$fmt" step technique precision ms TFLOPS "x step01" "x prev" "" "% cuBLAS" check roof "% roof" "TFLOPS, to scale"
+    for s in "${all_steps[@]}"; do printf "$fmt" "$s" technique fp16 1.000 123.45 1.00 1.00 = 98.7 PASS wgmma 14.7 "█"; done
+    printf "$fmt" "cuBLAS GemmEx" cuBLAS fp16 1.000 125.00 1.00 - "" 100.0 - wgmma 14.9 "█"
 } >"$copy/results/good.txt"
 sed '3d' "$copy/results/good.txt" >"$copy/results/bad.txt" # the line of headings gone
 before=$(cd "$copy" && find . -type f ! -path ./results/bad.txt -exec md5sum {} + | sort)
@@ -721,9 +784,12 @@ cases_for() {
              1 + ($((10#${1:4:2})) >= 10) )) # --launches; from step 10, scripts/timeline.sh
 }
 wrong_cases=10 # common/wrong_kernel.cu's 5 bugs, with a float and a half harness
+machine_cases=6 # the ceilings measured, their three byte counts, --cold against warm, --host
 # gemm_launch as a library (common/test_launch.cu), a process per case:
-# every step; out of GPU memory for the steps that take memory for a call
-# (call_memory: copies for TMA, and from step 11 a workspace); and from step 10, whose blocks walk the tiles in a grid
+# every step, on streams of the program's own and in a CUDA graph; the
+# default pool left alone and out of GPU memory for the steps that take
+# memory for a call (call_memory: copies for TMA, and from step 11 a
+# workspace); and from step 10, whose blocks walk the tiles in a grid
 # sized to the SMs (and from 11, pass sums to each other), another kernel
 # holding all but a few SMs: each shape must end within BUSY_LIMIT
 # seconds. 256 x 256 x 32768 and 1024 x 1024 x 16384 split their tiles in
@@ -731,9 +797,13 @@ wrong_cases=10 # common/wrong_kernel.cu's 5 bugs, with a float and a half harnes
 # and B for TMA and splits its tiles too.
 BUSY_LIMIT=20 BUSY_FROM=10 BUSY_SHAPES="256 256 32768 1024 1024 16384 128 4096 4100"
 library_cases_for() {
-    echo threads; echo reset; echo zero; echo limits; echo largest
-    # a copy of A and of B (34 MB each); the workspace of split tiles (35 MB on 132 SMs)
-    grep -q 'call_memory' "$1/kernel.cu" && echo "oom 4096 4100 4100$(grep -q zero_kernel "$1/kernel.cu" && echo ' 128 4096 4096')"
+    echo threads; echo streams; echo graph; echo reset; echo zero; echo limits; echo largest; echo alpha0; echo earlier
+    # memory of the call's own: the default pool left alone; too little of it, at a process's first call, for a
+    # copy of A and of B (34 MB each) and for the workspace of split tiles (35 MB on 132 SMs)
+    if grep -q 'call_memory' "$1/kernel.cu"; then
+        echo pool; echo "oom 4096 4100 4100"
+        grep -q zero_kernel "$1/kernel.cu" && echo "oom 128 4096 4096"
+    fi
     [ "$((10#${1:4:2}))" -ge "$BUSY_FROM" ] && echo "busy $BUSY_LIMIT 120 $BUSY_SHAPES"
     return 0
 }
@@ -887,6 +957,15 @@ if [ -n "$gpu_reason" ]; then
             fail "$s without a usable GPU: want one line and exit 2 (exit code $rc)"
         fi
     done
+    if [ -x ceilings/run ]; then
+        ./ceilings/run >"$log.out" 2>"$log"
+        rc=$?
+        if [ $rc -eq 2 ] && [ "$(wc -l <"$log")" -eq 1 ] && [ ! -s "$log.out" ] && grep -q '^ceilings: ' "$log"; then
+            pass "ceilings/run without a usable GPU: one-line error, exit 2"
+        else
+            fail "ceilings/run without a usable GPU: want one line and exit 2 (exit code $rc)"
+        fi
+    fi
     $MAKE --no-print-directory profile STEP=01 >"$log.out" 2>"$log"
     rc=$?
     if [ $rc -ne 0 ] && grep -q '^profile.sh: needs a GPU' "$log" && [ ! -s "$log.out" ]; then
@@ -895,7 +974,7 @@ if [ -n "$gpu_reason" ]; then
         fail "make profile without a usable GPU: want one line and exit 2 (exit code $rc)"
     fi
     rm -f "$log.out"
-    n=$wrong_cases
+    n=$((wrong_cases + machine_cases))
     for s in "${built[@]}"; do n=$((n + $(cases_for "$s"))); done
     skipped=$((skipped + n))
     echo "SKIP  the GPU half ($n checks): $gpu_reason"
@@ -992,6 +1071,54 @@ else
             library_run "$s" "$bin" "${args[@]}"
         done < <(library_cases_for "$s")
     done
+
+    echo "== GPU: the ceilings, and the harness's --cold and --host"
+    # Each ceiling measured; the memory ones' bytes as the profiler counts
+    # them (within 5%: a write leaves up to L2's size of C in L2 at the end).
+    if [ -x ceilings/run ] && ./ceilings/run --runs 3 >"$log" 2>&1 && tail -n 1 "$log" | grep -qE ' fma=[0-9.]+ .* hbm_read=[0-9.]+ '; then
+        pass "ceilings/run: every ceiling this GPU has, measured ($(tail -n 1 "$log" | grep -oE '(fma|mma|wgmma|hbm_read)=[0-9.]+' | tr '\n' ' '))"
+    else
+        fail "ceilings/run: want a rate for each ceiling"
+    fi
+    if ! command -v ncu >/dev/null || [ ! -x ceilings/run ]; then
+        skip "ceilings/run's bytes against the profiler: Nsight Compute (ncu) not found"
+    else
+        for c in hbm_read:dram__bytes_read.sum hbm_write:dram__bytes_write.sum l2_read:lts__t_bytes.sum; do
+            name=${c%%:*} metric=${c#*:}
+            ncu --clock-control none --csv --print-units base --metrics "$metric" --kernel-name regex:'read_kernel|write_kernel' \
+                --launch-count 1 ./ceilings/run --only "$name" --runs 1 >"$log" 2>&1
+            counted=$(awk -F'","' -v m="$metric" '$0 ~ "\"" m "\"" { v = $NF; gsub(/[",]/, "", v); print v }' "$log" | head -n 1)
+            claimed=$(tail -n 1 "$log" | grep -oE "${name}_per_run=[0-9]+" | cut -d= -f2)
+            if [ -n "$counted" ] && [ -n "$claimed" ] &&
+                awk -v a="$counted" -v b="$claimed" 'BEGIN { exit !(a > 0.95 * b && a < 1.05 * b) }'; then
+                pass "ceilings/run $name: $claimed bytes a run, the profiler counts $counted ($metric)"
+            else
+                fail "ceilings/run $name: claims ${claimed:-?} bytes a run, the profiler counts ${counted:-?} ($metric)"
+            fi
+        done
+    fi
+    # A 32 MB B (4096 x 4096 halves) stays in the 50-60 MB L2 of an H100 or
+    # H200 between warm runs; --cold reads it from memory each time, slower.
+    half_step=""
+    for s in ${runnable[@]+"${runnable[@]}"}; do [ "$(bash scripts/arch.sh input "$s")" = fp16 ] && half_step=$s; done
+    if [ -n "$half_step" ]; then
+        ./"$half_step"/run -m 1 -n 4096 -k 4096 --no-check --host >"$log" 2>&1
+        warm=$(tail -n 1 "$log")
+        ./"$half_step"/run -m 1 -n 4096 -k 4096 --no-check --cold >"$log" 2>&1
+        cold=$(tail -n 1 "$log")
+        val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+        if awk -v w="$(val ms "$warm")" -v c="$(val ms "$cold")" -v cw="$(val cublas_ms "$warm")" -v cc="$(val cublas_ms "$cold")" \
+            'BEGIN { exit !(w > 0 && c > w && cw > 0 && cc > cw) }' && [ "$(val cold "$cold")" = 1 ]; then
+            pass "$half_step -m 1 -n 4096 -k 4096: --cold slower than warm, the step ($(val ms "$warm") -> $(val ms "$cold") ms) and cuBLAS ($(val cublas_ms "$warm") -> $(val cublas_ms "$cold"))"
+        else
+            fail "$half_step -m 1 -n 4096 -k 4096: want --cold slower than warm for the step and cuBLAS"
+        fi
+        if awk -v a="$(val host_us "$warm")" -v b="$(val cublas_host_us "$warm")" 'BEGIN { exit !(a > 0 && b > 0) }'; then
+            pass "$half_step --host: $(val host_us "$warm") us per call, cuBLAS $(val cublas_host_us "$warm") us"
+        else
+            fail "$half_step --host: want host_us and cublas_host_us"
+        fi
+    fi
 
     echo "== GPU: make profile"
     if ! command -v ncu >/dev/null; then

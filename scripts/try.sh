@@ -71,7 +71,7 @@ experiment() {
             shape="-m 4096 -n 4100 -k 4096" file=common/repack.cuh
             edits=('s/^    const int unit = cols < REPACK_LINE ? REPACK_PIECE : REPACK_LINE;/    const int unit = REPACK_PIECE;/') ;;
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
-            edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem>>>/    kernel<<<tiles, THREADS, smem>>>/') ;;
+            edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem, stream>>>/    kernel<<<tiles, THREADS, smem, stream>>>/') ;;
         "step10_warp_specialized direct") what="the epilogue stores straight from the accumulators, as in step 09"
             shape="-s 2048"
             edits=('/^            __syncwarp(); \/\/ the next pass writes where this one read$/{n;d}'

@@ -241,15 +241,15 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                           const void *B, float beta, float *C)
+                           const void *B, float beta, float *C, cudaStream_t stream)
 {
-    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+    if (const int done = no_product(M, N, K, alpha, beta, C, stream); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
     const bool vec = K % PIECE == 0 && N % PIECE == 0 &&
                      ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
-    kernel<<<tiles, THREADS>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
+    kernel<<<tiles, THREADS, 0, stream>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
     return cudaGetLastError();
 }

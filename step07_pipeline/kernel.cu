@@ -344,9 +344,9 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                           const void *B, float beta, float *C)
+                           const void *B, float beta, float *C, cudaStream_t stream)
 {
-    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+    if (const int done = no_product(M, N, K, alpha, beta, C, stream); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
@@ -364,6 +364,6 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     // A block may use more than 48 KB of shared memory only if asked; an
     // error here makes the launch fail, which the caller sees.
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    kernel<<<tiles, THREADS, smem>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
+    kernel<<<tiles, THREADS, smem, stream>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
     return cudaGetLastError();
 }

@@ -345,9 +345,9 @@ gemm_kernel(int M, int N, int K, float alpha, const __half *__restrict__ A,
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                           const void *B, float beta, float *C)
+                           const void *B, float beta, float *C, cudaStream_t stream)
 {
-    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+    if (const int done = no_product(M, N, K, alpha, beta, C, stream); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     // 16-byte accesses need every row of A, B and C to start 16-byte aligned.
@@ -358,6 +358,6 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     // error here makes the launch fail, which the caller sees.
     const int smem = STAGES * STAGE_BYTES;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    kernel<<<tiles, THREADS, smem>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
+    kernel<<<tiles, THREADS, smem, stream>>>(M, N, K, alpha, (const __half *)A, (const __half *)B, beta, C);
     return cudaGetLastError();
 }

@@ -307,8 +307,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // two, and a 256-byte fetch would bring in lines no box needs.
 static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
-    decltype(&cuTensorMapEncodeTiled) encode = nullptr;
-    cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
+    static const auto encode = driver_function<decltype(&cuTensorMapEncodeTiled)>("cuTensorMapEncodeTiled", 12000);
     const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
     return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
@@ -317,17 +316,17 @@ static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int 
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                           const void *B, float beta, float *C)
+                           const void *B, float beta, float *C, cudaStream_t stream)
 {
-    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+    if (const int done = no_product(M, N, K, alpha, beta, C, stream); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    call_memory mem; // this call's memory for copies of operands TMA cannot read (repack.cuh: what one costs)
-    int lda, ldb;    // halves from one row of A, and of B, to the next
+    call_memory mem(stream); // this call's memory, on its stream, for copies of operands TMA cannot read (repack.cuh)
+    int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
-        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
+        return mem.error; // out of GPU memory
     CUtensorMap map_a, map_b;
     if (!tensor_map(map_a, A, M, K, lda, BM, BK) || !tensor_map(map_b, B, K, N, ldb, BK, LINE_N))
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
@@ -335,6 +334,6 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
     const int smem = STAGES * STAGE_BYTES;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
-    kernel<<<tiles, THREADS, smem>>>(map_a, map_b, M, N, K, alpha, beta, C);
+    kernel<<<tiles, THREADS, smem, stream>>>(map_a, map_b, M, N, K, alpha, beta, C);
     return cudaGetLastError();
 }

@@ -6,7 +6,7 @@
  * one tile, then both store it, then both start the next: the tensor cores
  * wait while C is written. Where K is short that is half the time: at 8192
  * x 8192 x 256 a 128 x 256 tile's four k-tiles take about as long as its
- * 128 KB of C take to reach memory (132 SMs sharing 4.8 TB/s).
+ * 128 KB of C take to reach memory (132 SMs sharing its 4.3 TB/s).
  *
  *   consumer 0:  multiply tile 0 | store 0 |  wait  | multiply tile 2 | ...
  *   consumer 1:   wait           | multiply tile 1  | store 1 |  wait  | ...
@@ -20,8 +20,9 @@
  * - Turns (turn[2], mbarriers): part p's multiply starts once consumer
  *   (p - 1) % 2 has issued every wgmma of part p - 1. The tensor cores then
  *   take the parts' k-tiles in the producer's order, and a consumer never
- *   waits on a stage more than one round ahead of the stage's barrier,
- *   whose phases a parity tells apart only one round at a time.
+ *   waits on a stage more than one lap of the ring (every stage used once)
+ *   ahead of the stage's barrier, whose phases a parity tells apart only
+ *   one lap at a time.
  * - The price: a stage of 64 x 64 of A and 64 x 256 of B, 40 KB, feeds
  *   half the flops of step 13's 48 KB, so the SMs take in 1.7 times the
  *   bytes per flop. Where K is deep the stores are few and those bytes set
@@ -46,7 +47,7 @@
  * What limits it now: C's bytes. Where K is 64 or 256, the stores of all
  * of C take longer than the multiplies, and the SMs write at about 2.6
  * TB/s while they also read the operands, where a kernel that only writes
- * reaches 4 TB/s (results/h200/: step14_ncu, write_probe).
+ * reaches 4.3 TB/s (make ceilings: hbm_write; results/h200/step14_ncu.txt).
  *
  * Launch: as step 13's; with ping-pong, tiles of 64 rows, twice as many.
  * STAGE_SPACE of 200 KB: 5 stages of 40 KB for ping-pong tiles 256 wide.
@@ -586,8 +587,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 // two, and a 256-byte fetch would bring in lines no box needs.
 static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int pitch, int box_rows, int box_cols)
 {
-    decltype(&cuTensorMapEncodeTiled) encode = nullptr;
-    cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, nullptr);
+    static const auto encode = driver_function<decltype(&cuTensorMapEncodeTiled)>("cuTensorMapEncodeTiled", 12000);
     const cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows }, row_bytes[1] = { pitch * sizeof(__half) };
     const cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, steps[2] = { 1, 1 };
     return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(X), dims, row_bytes, box,
@@ -626,14 +626,18 @@ static auto kernel_of(int bn, int cluster, bool vec, bool split)
                              : kernel_for<BM, BN_NARROWEST, 1>(vec, split);
 }
 
-// How many clusters of CLUSTER fit on the GPU at once, launched by `config` (the runtime's occupancy query); none
-// if it cannot say: blocks alone, and no error for the caller.
+// How many clusters of CLUSTER fit on the GPU at once, launched by `config` (the runtime's occupancy query, once per
+// context: launch.cuh); none if it cannot say: blocks alone, and no error for the caller.
+struct cluster_fit { int n; };
 static int clusters_that_fit(const cudaLaunchConfig_t &config)
 {
-    int n = 0;
-    const auto kernel = kernel_for<BM_BOTH, BN_WIDE, CLUSTER>(true, true); // each: the same shared memory, a block per SM
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)config.dynamicSmemBytes);
-    return cudaOccupancyMaxActiveClusters(&n, kernel, &config) == cudaSuccess ? n : (cudaGetLastError(), 0);
+    return per_context<cluster_fit>([&](cluster_fit &fit) {
+        // Every kernel takes the same shared memory, a block per SM
+        const auto kernel = kernel_for<BM_BOTH, BN_WIDE, CLUSTER>(true, true);
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)config.dynamicSmemBytes);
+        if (cudaOccupancyMaxActiveClusters(&fit.n, kernel, &config) != cudaSuccess)
+            fit.n = 0, cudaGetLastError();
+    }).n;
 }
 
 // The fixup's two slots and counts per block, in the call's memory, counts zeroed; false if out of GPU memory.
@@ -644,7 +648,7 @@ static bool workspace(split &s, size_t blocks, int bn, call_memory &mem)
     if (!s.partials)
         return false;
     s.counts = (int *)(s.partials + keys * BM_BOTH * bn);
-    zero_kernel<<<1, THREADS>>>(s.counts, (int)counts);
+    zero_kernel<<<1, THREADS, 0, mem.stream>>>(s.counts, (int)counts);
     return true;
 }
 
@@ -706,16 +710,16 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
 }
 
 extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
-                           const void *B, float beta, float *C)
+                           const void *B, float beta, float *C, cudaStream_t stream)
 {
-    if (const int done = no_product(M, N, K, beta, C); done >= 0)
+    if (const int done = no_product(M, N, K, alpha, beta, C, stream); done >= 0)
         return done; // sizes out of range, or nothing to multiply (launch.cuh)
-    call_memory mem; // this call's memory for copies of operands TMA cannot read (repack.cuh: what one costs)
-    int lda, ldb;    // halves from one row of A, and of B, to the next
+    call_memory mem(stream); // this call's memory, on its stream, for copies of operands TMA cannot read (repack.cuh)
+    int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
     B = for_tma(B, K, N, ldb, mem);
     if (!A || !B)
-        return cudaGetLastError(); // out of GPU memory: cudaMallocAsync's error
+        return mem.error; // out of GPU memory
     int device = 0, sms = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -725,7 +729,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
                                      { cudaLaunchAttributeProgrammaticStreamSerialization } };
     attrs[0].val.clusterDim.x = CLUSTER, attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
     attrs[1].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, 0, attrs, 1 };
+    cudaLaunchConfig_t config = { dim3(CLUSTER), dim3(THREADS), (size_t)smem, stream, attrs, 1 };
     const launch_plan how = plan(M, N, K, sms, lda % 16 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
                                  ldb % 16 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
     CUtensorMap map_a, map_b, map_last; // map_last: boxes of A as tall as the last row of tiles (see the header)
@@ -743,7 +747,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     // Split tiles: two slots and counts per block, zero_kernel first (programmatic dependent launch: see the header).
     split s = { how.whole };
     if (how.split && !workspace(s, (size_t)how.units * how.cluster, how.bn, mem))
-        return cudaGetLastError(); // out of GPU memory, as above
+        return mem.error; // out of GPU memory, as above
     config.gridDim = dim3(how.units * how.cluster);
     config.attrs = how.cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
     config.numAttrs = (how.cluster == CLUSTER) + how.split;
