@@ -17,7 +17,7 @@
  *                    one whose tiles are split
  *   pool             a program that holds memory of the device's default pool
  *                    calls it: the default pool's release threshold, reserved
- *                    and used memory stay as they were
+ *                    and used memory, and their highest marks, stay as they were
  *   alpha0           alpha = 0 with NaN in A and B: C = beta * C, A and B unread
  *   earlier          an error an earlier CUDA call left unread: returned, C
  *                    untouched, and the next call runs
@@ -662,22 +662,27 @@ static void case_pool()
         result(false, "pool: set up", error_name(cudaGetLastError()));
         return;
     }
+    // The high-water marks, set back to the pool's use now, show any memory the call took from it and gave back.
     const cudaMemPoolAttr ATTRS[] = { cudaMemPoolAttrReleaseThreshold, cudaMemPoolAttrReservedMemCurrent,
-                                      cudaMemPoolAttrUsedMemCurrent };
-    const char *const NAMES[] = { "release threshold", "reserved", "used" };
-    uint64_t before[3], after[3];
-    for (int i = 0; i < 3; ++i)
+                                      cudaMemPoolAttrUsedMemCurrent, cudaMemPoolAttrReservedMemHigh,
+                                      cudaMemPoolAttrUsedMemHigh };
+    const char *const NAMES[] = { "release threshold", "reserved", "used", "most reserved", "most used" };
+    constexpr int COUNT = sizeof ATTRS / sizeof ATTRS[0];
+    uint64_t before[COUNT], after[COUNT], zero = 0;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &zero);
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
+    for (int i = 0; i < COUNT; ++i)
         cudaMemPoolGetAttribute(pool, ATTRS[i], &before[i]);
     const bool ran = run(p, got, why) && (why = wrong_against_reference(p, got)).empty();
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < COUNT; ++i)
         cudaMemPoolGetAttribute(pool, ATTRS[i], &after[i]);
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < COUNT; ++i)
         if (after[i] != before[i])
             why += (why.empty() ? "" : ", ") + std::string(NAMES[i]) + " " + std::to_string(before[i]) + " -> " +
                    std::to_string(after[i]);
     result(ran && why.empty(),
            "pool: the program holds " + std::to_string(POOL_HELD >> 20) + " MB of the default pool; a call of " +
-               shape_name(p.M, p.N, p.K) + " leaves the pool's release threshold, reserved and used memory as they were",
+               shape_name(p.M, p.N, p.K) + " takes none of it and leaves its release threshold as it was",
            why);
     cudaFreeAsync(held, p.stream);
     release(p);

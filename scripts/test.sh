@@ -826,7 +826,7 @@ if [[ $readme_text == *"every step on ${#shapes[@]} shapes "* &&
 else
     fail "README: say the GPU half runs every step on ${#shapes[@]} shapes, ${#scalings[@]} more alpha/beta pairs on ${#scaled_shapes[@]} of them and ${#offset_runs[@]} runs with --offset"
 fi
-COMMON_OBJS="common/half.o common/options.o common/step.o common/check.o common/harness.o"
+COMMON_OBJS="common/half.o common/options.o common/step.o common/check.o common/harness.o common/flush.o"
 
 # The steps' reason to skip their GPU checks: left out of the build, or (set
 # below) a GPU older than the step needs. Each is said once, with its count.
@@ -1020,7 +1020,7 @@ else
             if ! { $MAKE --no-print-directory "$main/main.o" $COMMON_OBJS >"$log" 2>&1 &&
                    ${NVCC:-nvcc} -O2 $gencode -Icommon -DWRONG=$wrong -DHALF=$half \
                        -c common/wrong_kernel.cu -o "$bin.o" >>"$log" 2>&1 &&
-                   ${NVCC:-nvcc} -o "$bin" "$main/main.o" "$bin.o" $COMMON_OBJS -lcublas >>"$log" 2>&1; }; then
+                   ${NVCC:-nvcc} -o "$bin" "$main/main.o" "$bin.o" $COMMON_OBJS -lcublas -ldl >>"$log" 2>&1; }; then
                 fail "$name: does not build"
                 continue
             fi
@@ -1088,7 +1088,7 @@ else
             ncu --clock-control none --csv --print-units base --metrics "$metric" --kernel-name regex:'read_kernel|write_kernel' \
                 --launch-count 1 ./ceilings/run --only "$name" --runs 1 >"$log" 2>&1
             counted=$(awk -F'","' -v m="$metric" '$0 ~ "\"" m "\"" { v = $NF; gsub(/[",]/, "", v); print v }' "$log" | head -n 1)
-            claimed=$(tail -n 1 "$log" | grep -oE "${name}_per_run=[0-9]+" | cut -d= -f2)
+            claimed=$(grep '^ceilings:' "$log" | grep -oE "${name}_per_run=[0-9]+" | cut -d= -f2)
             if [ -n "$counted" ] && [ -n "$claimed" ] &&
                 awk -v a="$counted" -v b="$claimed" 'BEGIN { exit !(a > 0.95 * b && a < 1.05 * b) }'; then
                 pass "ceilings/run $name: $claimed bytes a run, the profiler counts $counted ($metric)"
