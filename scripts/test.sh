@@ -560,7 +560,10 @@ if [ -d "$copy/step07_pipeline" ] && [ -d "$copy/step09_tma" ]; then
         fail "scripts/update_docs.sh: want step 07's frags line and step 09's Measured-at paragraph written"
     fi
 fi
-# A profile (scripts/profile.sh's output) goes into its step's blocks as printed.
+# A profile (scripts/profile.sh's output) goes into its step's blocks as printed
+# (a README that shows one has the block; the copy gets one to fill).
+grep -qxF '<!-- profile step07_pipeline -->' "$copy/README.md" ||
+    printf '%s\n' '<!-- profile step07_pipeline -->' '<!-- /profile -->' >>"$copy/README.md"
 printf '%s\n' "step07_pipeline at 8192^3 on Some GPU (CUDA 13.0), 2026-01-03: ncu --clock-control none, the first launch of gemm_kernel" \
     "" "  tensor pipe busy       12.3 %         of the cycles" >"$copy/results/profile.txt"
 if bash "$copy/scripts/update_docs.sh" results/good.txt results/profile.txt >"$log.out" 2>"$log" &&
