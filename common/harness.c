@@ -81,6 +81,14 @@ static void *host_alloc(size_t bytes)
     return p;
 }
 
+/* The bytes of --cold's flush buffer on device dev. */
+static size_t flush_bytes(int dev)
+{
+    int l2 = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    return (size_t)FLUSH_L2_TIMES * (size_t)l2;
+}
+
 /* How the GPU sums a step's products: half inputs go to the tensor cores in
  * every step that takes them, as in cuBLAS GemmEx; float inputs to FFMA, as
  * in cuBLAS SGEMM. */
@@ -188,10 +196,8 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
 
     /* Device: A, B and C; the comparison with cuBLAS reuses C. With --cold,
      * the buffer that flushes L2. */
-    int l2 = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     const double device = in * (M * K + K * N) + 4.0 * M * N + (2 * in + 4) * opt->offset +
-                          (opt->cold ? FLUSH_L2_TIMES * (double)l2 : 0.0);
+                          (opt->cold ? (double)flush_bytes(dev) : 0.0);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (device > 0.95 * (double)free_bytes) {
@@ -251,10 +257,9 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
      * before the runs queued on it, and the runs before the copies of C back. */
     CUDA_CHECK(cudaStreamCreate(&p->stream));
     if (opt->cold) {
-        int dev = 0, l2 = 0;
+        int dev = 0;
         CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-        p->flush_bytes = (size_t)FLUSH_L2_TIMES * (size_t)l2;
+        p->flush_bytes = flush_bytes(dev);
         CUDA_CHECK(cudaMalloc(&p->flush, p->flush_bytes));
         CUDA_CHECK(cudaMemset(p->flush, 0x5a, p->flush_bytes)); /* read, never random: no value of it matters */
     }
@@ -586,9 +591,9 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
      * back to back, each between two events, read after the last: no host
      * round trip between runs, and each run timed on its own for the median.
      * Settling, the clock comes to the one this kernel's own power draw
-     * allows: timed right after the other kernel, cuBLAS ran 4% slower at
+     * allows: timed right after the other kernel, cuBLAS ran 5% slower at
      * 3000^3 beside the step that drew the most power than beside the one
-     * that drew the least (results/README.md, baseline).
+     * that drew the least (results/README.md, the baseline).
      * A timed run follows a run of its own kernel (warm), or flush_l2
      * (--cold): what the kernel before it leaves behind (L2's lines, C's
      * writes still draining, the clock) is its own, whichever step runs
@@ -628,8 +633,9 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
 
     *t_mine = summarize(ms, n, warmup);
     *t_theirs = summarize(ms + n, n, warmup);
-    record_launches(p, mine, t_mine);
-    record_launches(p, theirs, t_theirs);
+    if (opt->launches)
+        record_launches(p, mine, t_mine);
+    record_launches(p, theirs, t_theirs); /* the names of cuBLAS's kernels, always */
     if (opt->host) {
         double us[2];
         time_host(p, fn, n, us);

@@ -40,6 +40,17 @@ gpu_or_die() {
         die "$1" "needs a GPU${2:+ that runs $2}: ${out#"$step: "}"
 }
 
+# This GPU's ceilings (ceilings/run, made by make) into the associative
+# array roof (declare -A roof first): roof[fma], roof[hbm_read], ... from its
+# last line, NAME=RATE. Returns 1, roof empty, if it did not run:
+# read_ceilings [RUNS]
+read_ceilings() {
+    local line kv
+    [ -x ceilings/run ] && line=$(./ceilings/run ${1:+--runs "$1"} 2>&1 | tail -n 1) && [[ $line == "ceilings: fma="* ]] ||
+        return 1
+    for kv in ${line#ceilings:}; do roof[${kv%%=*}]=${kv#*=}; done
+}
+
 # One unchecked-or-not run of a step: run_step SCRIPT STEP OPTION...
 # Ran: the key=value pairs of its last line in the associative array r
 # (declare -A r first), return 0. A GPU older than the step needs: that

@@ -124,12 +124,9 @@ for dir in $(step_dirs); do steps+=("$dir"); done
 last=${steps[${#steps[@]} - 1]}
 gpu_or_die roofline.sh
 build roofline.sh all
-[ -x ceilings/run ] || die roofline.sh "ceilings/run was not built (make ceilings)"
 echo "roofline.sh: measuring the ceilings" >&2
-line=$(./ceilings/run 2>&1 | tail -n 1)
-[[ $line == ceilings:* ]] || die roofline.sh "ceilings/run failed: $line"
 declare -A roof=()
-for kv in ${line#ceilings:}; do roof[${kv%%=*}]=${kv#*=}; done
+read_ceilings || die roofline.sh "ceilings/run did not run (make ceilings, then ./ceilings/run says why)"
 NCU=${NCU:-ncu}
 if [ $compulsory = 0 ] && ! command -v "$NCU" >/dev/null; then
     echo "roofline.sh: no Nsight Compute (ncu): the compulsory bytes instead" >&2

@@ -54,9 +54,7 @@ build run_all.sh all
 
 # The roofs: this GPU's ceilings (make ceilings), its last line NAME=RATE.
 declare -A roof=()
-if [ -x ceilings/run ] && line=$(./ceilings/run --runs 10 2>/dev/null | tail -n 1) && [[ $line == ceilings:* ]]; then
-    for kv in ${line#ceilings:}; do roof[${kv%%=*}]=${kv#*=}; done
-fi
+read_ceilings 10 || echo "run_all.sh: no ceilings measured (ceilings/run): the roof columns say -" >&2
 
 # The key=value line each step prints last, or why it did not run.
 declare -A res

@@ -81,7 +81,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
                            const void *B, float beta, float *C, cudaStream_t stream)
 {
     if (const int done = no_product(M, N, K, alpha, beta, C, stream); done >= 0)
-        return done; // sizes out of range, or nothing to multiply (launch.cuh)
+        return done; // an earlier error, sizes out of range, or nothing to multiply (launch.cuh)
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     gemm_kernel<<<tiles, dim3(BN, BM), 0, stream>>>(M, N, K, alpha, (const float *)A,
                                          (const float *)B, beta, C);

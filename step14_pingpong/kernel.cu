@@ -713,7 +713,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
                            const void *B, float beta, float *C, cudaStream_t stream)
 {
     if (const int done = no_product(M, N, K, alpha, beta, C, stream); done >= 0)
-        return done; // sizes out of range, or nothing to multiply (launch.cuh)
+        return done; // an earlier error, sizes out of range, or nothing to multiply (launch.cuh)
     call_memory mem(stream); // this call's memory, on its stream, for copies of operands TMA cannot read (repack.cuh)
     int lda, ldb; // halves from one row of A, and of B, to the next
     A = for_tma(A, M, K, lda, mem);
