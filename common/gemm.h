@@ -7,12 +7,17 @@
 
 #include <cuda_runtime_api.h> /* cudaStream_t */
 
-/* The largest problem any step takes: M, N and K at most GEMM_MAX_SIDE, and
- * A, B and C at most GEMM_MAX_ELEMENTS elements each. Every kernel indexes
- * with 32-bit ints: row * ld + col stays below the element count of its
- * matrix, and a tile's rows and columns run at most a tile past M, N or K. */
+/* The largest problem a step takes: M, N and K at most GEMM_MAX_SIDE, and
+ * A, B and C at most gemm_max_elements elements each, which each step's
+ * kernel.cu sets (below). Through step 08 the kernels offset a matrix with
+ * 32-bit ints, row * ld + col: GEMM_MAX_ELEMENTS_32. From step 09, TMA reads
+ * A and B by their coordinates and the epilogue offsets C in 64 bits:
+ * GEMM_MAX_ELEMENTS_64 (256 GiB of float C). In both, a tile's rows and
+ * columns run at most a tile past M, N or K, and a grid has fewer than 2^31
+ * tiles. */
 #define GEMM_MAX_SIDE (1 << 30)
-#define GEMM_MAX_ELEMENTS 2147483647LL
+#define GEMM_MAX_ELEMENTS_32 2147483647LL
+#define GEMM_MAX_ELEMENTS_64 (1LL << 36)
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +61,9 @@ extern "C" {
  * same GPU with the same number of SMs and of clusters that fit at once,
  * whatever else runs beside it: the launch plan of steps 11 and up depends on
  * those counts, which MPS or a partitioned GPU can change. */
+/* The most elements A, B or C may hold in this step's gemm_launch. */
+extern const long long gemm_max_elements;
+
 int gemm_launch(int M, int N, int K, float alpha, const void *A,
                 const void *B, float beta, float *C, cudaStream_t stream);
 

@@ -37,8 +37,8 @@ static int no_product(int M, int N, int K, float alpha, float beta, float *C, cu
     if (const cudaError_t earlier = cudaGetLastError(); earlier != cudaSuccess)
         return earlier;
     if (M < 0 || N < 0 || K < 0 || M > GEMM_MAX_SIDE || N > GEMM_MAX_SIDE || K > GEMM_MAX_SIDE ||
-        (long long)M * K > GEMM_MAX_ELEMENTS || (long long)K * N > GEMM_MAX_ELEMENTS ||
-        (long long)M * N > GEMM_MAX_ELEMENTS)
+        (long long)M * K > gemm_max_elements || (long long)K * N > gemm_max_elements ||
+        (long long)M * N > gemm_max_elements)
         return cudaErrorInvalidValue;
     if (M == 0 || N == 0)
         return cudaSuccess;

@@ -118,17 +118,17 @@ static int parse_float(const char *s, float *out)
     return 1;
 }
 
-/* One matrix of rows x cols must fit the 32-bit index math of the kernels. */
+/* One matrix of rows x cols must have at most the step's gemm_max_elements (gemm.h). */
 static int too_large(const char *prog, const char *name, long long rows, long long cols,
                      int bytes)
 {
-    if (rows * cols <= GEMM_MAX_ELEMENTS)
+    if (rows * cols <= gemm_max_elements)
         return 0;
     fprintf(stderr,
             "%s: %s would be %lld x %lld = %lld elements (%.1f GiB of %s), too large: "
             "at most %lld elements per matrix (see --help)\n",
             prog, name, rows, cols, rows * cols, (double)(rows * cols) * bytes / (1u << 30),
-            bytes == 2 ? "half" : "float", GEMM_MAX_ELEMENTS);
+            bytes == 2 ? "half" : "float", gemm_max_elements);
     return 1;
 }
 

@@ -22,7 +22,7 @@ struct options {
     int host;     /* 1 after --host: report the CPU time of one call */
 };
 
-/* The largest problem any step accepts is gemm.h's (GEMM_MAX_SIDE, GEMM_MAX_ELEMENTS). */
+/* The largest problem a step accepts is gemm.h's (GEMM_MAX_SIDE, the step's gemm_max_elements). */
 #define MAX_OFFSET 1024
 
 /* Seconds of warm-up runs before timing, unless --warmup 0. */

@@ -10,7 +10,6 @@
 #include "options.h"
 
 #include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,9 @@
 #include <unistd.h>
 
 static int passes, failures;
+
+/* The limit of a step from 09 on (gemm.h), which options.c checks. */
+const long long gemm_max_elements = GEMM_MAX_ELEMENTS_64;
 
 static void result(const char *name, int ok, const char *why)
 {
@@ -489,12 +491,13 @@ static void test_options(void)
                o.beta == 0.25f && o.iters == 3 && o.warmup == 0 && o.seed == 5 && o.offset == 3 &&
                !o.check && o.launches && o.cold && o.host,
            "wrong values");
-    /* The kernels index a matrix with 32-bit ints (row * cols + col): the
-     * largest one any step takes must have at most INT_MAX elements. */
-    result("options: the element limit is what 32-bit indexing allows",
-           GEMM_MAX_ELEMENTS <= INT_MAX && parse("-m 2 -n 1 -k 1073741823", &o) == -1 &&
-               parse("-m 2 -n 1 -k 1073741824", &o) == 2,
-           "a matrix past INT_MAX elements accepted, or one within refused");
+    /* The step's gemm_max_elements: 2^36 from step 09, past 32-bit offsets;
+     * one more row is refused. */
+    result("options: the element limit is the step's (gemm.h's 2^36), past 32-bit offsets",
+           GEMM_MAX_ELEMENTS_64 == 1LL << 36 && parse("-m 16400 -n 131072 -k 64", &o) == -1 &&
+               parse("-m 64 -n 1 -k 1073741824", &o) == -1 && parse("-m 65 -n 1 -k 1073741824", &o) == 2 &&
+               parse("-m 1 -n 65 -k 1073741824", &o) == 2 && parse("-m 1073741824 -n 65 -k 1", &o) == 2,
+           "a matrix past 2^36 elements accepted, or one within refused");
     rc = parse("--offset 1024", &o);
     result("options: --offset takes up to MAX_OFFSET", rc == -1 && o.offset == MAX_OFFSET, "refused");
 
@@ -518,7 +521,7 @@ static void test_options(void)
     static const char *const BAD[] = {
         "-m 0",       "-m abc",     "-m 99999999", "--bogus",     "-n -5",
         "-k",         "-m 12x",     "--alpha nan", "--beta inf",  "--alpha 1e99",
-        "--iters 0",  "--warmup -1", "extra",      "-s 2000000000", "-m 65536 -k 65536",
+        "--iters 0",  "--warmup -1", "extra",      "-s 2000000000", "-m 1048576 -k 65537",
         "-m 0x10",    "--alpha 0x1p3", "--alpha 1e39", "--beta .", "--alpha 1e", "--seed 1.5",
         "-m 1e3",     "--offset -1", "--offset 1025", "--offset", "--cold=1", "--host=yes",
         "--cold 1",   "--hosts",

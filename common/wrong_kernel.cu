@@ -18,6 +18,8 @@
 
 #include <cuda_fp16.h>
 
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_32; // as the steps it stands in for
+
 #if HALF
 typedef __half input_t;
 __device__ float value(input_t x) { return __half2float(x); }

@@ -151,12 +151,12 @@ for s in "${built[@]}"; do
         fi
     done
     # The size message counts the bytes of what A holds: half from step 05 on.
-    ./"$s"/run -s 65536 >"$log.out" 2>"$log"
-    if [ "$(bash scripts/arch.sh input "$s")" = fp16 ]; then want="8.0 GiB of half"; else want="16.0 GiB of float"; fi
+    ./"$s"/run -s 262145 >"$log.out" 2>"$log"
+    if [ "$(bash scripts/arch.sh input "$s")" = fp16 ]; then want="128.0 GiB of half"; else want="256.0 GiB of float"; fi
     if grep -q "^$s: A would be .*($want)" "$log"; then
-        pass "$s -s 65536: the size error counts $want"
+        pass "$s -s 262145: the size error counts $want"
     else
-        fail "$s -s 65536: want '($want)' in the error"
+        fail "$s -s 262145: want '($want)' in the error"
     fi
     rm -f "$log.out"
 done
@@ -800,7 +800,7 @@ machine_cases=6 # the ceilings measured, their three byte counts, --cold against
 # and B for TMA and splits its tiles too.
 BUSY_LIMIT=20 BUSY_FROM=10 BUSY_SHAPES="256 256 32768 1024 1024 16384 128 4096 4100"
 library_cases_for() {
-    echo threads; echo streams; echo graph; echo reset; echo zero; echo limits; echo largest; echo alpha0; echo earlier
+    echo threads; echo streams; echo graph; echo reset; echo zero; echo limits; echo "large C"; echo "large A"; echo "large B"; echo alpha0; echo earlier
     # memory of the call's own: the default pool left alone; too little of it, at a process's first call, for a
     # copy of A and of B (34 MB each) and for the workspace of split tiles (35 MB on 132 SMs)
     if grep -q 'call_memory' "$1/kernel.cu"; then
@@ -1039,7 +1039,7 @@ else
     rm -rf "$wrong_dir"
 
     echo "== GPU: gemm_launch as a library, beside other work (common/test_launch.cu)"
-    # Each case prints a PASS or FAIL line per check; a crash, a hang
+    # Each case prints a PASS, FAIL or SKIP line per check; a crash, a hang
     # (RUN_LIMIT), or an exit with no FAIL line to say why, fails.
     lib_dir=$(mktemp -d)
     library_run() { # library_run NAME BINARY CASE...
@@ -1052,6 +1052,7 @@ else
             case $line in
                 "PASS  "*) pass "$name: ${line#PASS  }" ;;
                 "FAIL  "*) fail "$name: ${line#FAIL  }" ;;
+                "SKIP  "*) skip "$name: ${line#SKIP  }" ;;
             esac
         done <"$log.lib"
         if [ $rc -ne 0 ] && ! grep -q '^FAIL  ' "$log.lib"; then

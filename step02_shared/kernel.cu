@@ -23,6 +23,9 @@
 #include "gemm.h"
 #include "launch.cuh"
 
+// The most elements A, B or C may hold (gemm.h): the kernel offsets them in 32-bit ints.
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_32;
+
 constexpr int BM = 32; // rows of C per block
 constexpr int BN = 32; // columns of C per block: one warp spans them, so B and C accesses coalesce
 constexpr int BK = 32; // depth of the shared tiles

@@ -40,6 +40,9 @@
 
 using namespace nvcuda;
 
+// The most elements A, B or C may hold (gemm.h): the kernel offsets them in 32-bit ints.
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_32;
+
 constexpr int BM = 128; // rows of C per block
 constexpr int BN = 128; // columns of C per block
 constexpr int BK = 32;  // depth of the shared tiles

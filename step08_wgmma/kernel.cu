@@ -66,6 +66,9 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+// The most elements A, B or C may hold (gemm.h): the kernel offsets them in 32-bit ints.
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_32;
+
 constexpr int BM = 128; // rows of C per block
 constexpr int BN = 256; // columns of C per block
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row

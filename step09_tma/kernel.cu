@@ -64,6 +64,9 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+// The most elements A, B or C may hold (gemm.h): TMA reads A and B, and C's offsets are 64-bit.
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_64;
+
 constexpr int BM = 128; // rows of C per block
 constexpr int BN = 256; // columns of C per block
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
@@ -170,7 +173,7 @@ __device__ void store(float *C, int M, int N, int r, int c, float v, float alpha
 {
     if (r >= M || c >= N)
         return;
-    float *p = &C[r * N + c];
+    float *p = &C[(size_t)r * N + c];
     *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
 }
 
@@ -185,7 +188,7 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
     if constexpr (VEC) {
         if (r >= M || c >= N)
             return;
-        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+        V *p = reinterpret_cast<V *>(&C[(size_t)r * N + c]);
 #pragma unroll
         for (int i = 0; i < W; ++i)
             x[i] *= alpha;
@@ -332,8 +335,10 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     const bool vec = N % 2 == 0 && (uintptr_t)C % sizeof(float2) == 0; // float2 stores: even rows, aligned
     const auto kernel = vec ? gemm_kernel<true> : gemm_kernel<false>;
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
     const int smem = STAGES * STAGE_BYTES;
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     kernel<<<tiles, THREADS, smem, stream>>>(map_a, map_b, M, N, K, alpha, beta, C);
     return cudaGetLastError();
 }

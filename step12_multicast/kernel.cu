@@ -69,6 +69,9 @@
 #include <stdint.h>
 #include <type_traits>
 
+// The most elements A, B or C may hold (gemm.h): TMA reads A and B, and C's offsets are 64-bit.
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_64;
+
 constexpr int BM = 128; // rows of C per block
 constexpr int BN = 256; // columns of C per block
 constexpr int BK = 64;  // depth of the shared tiles: one 128-byte line of halves per row
@@ -238,7 +241,7 @@ __device__ void store(float *C, int M, int N, int r, int c, float v, float alpha
 {
     if (r >= M || c >= N)
         return;
-    float *p = &C[r * N + c];
+    float *p = &C[(size_t)r * N + c];
     *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
 }
 
@@ -253,7 +256,7 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
     if constexpr (VEC) {
         if (r >= M || c >= N)
             return;
-        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+        V *p = reinterpret_cast<V *>(&C[(size_t)r * N + c]);
 #pragma unroll
         for (int i = 0; i < W; ++i)
             x[i] *= alpha;
@@ -654,7 +657,9 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
                                  ldb % 16 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = how.cluster == CLUSTER ? kernel_for<CLUSTER>(vec, how.split) : kernel_for<1>(vec, how.split);
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg assumes REGS per thread at the start (see the header): check ptxas gave all __launch_bounds__ allows.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)

@@ -65,6 +65,9 @@
 #include <stdint.h>
 #include <type_traits>
 
+// The most elements A, B or C may hold (gemm.h): TMA reads A and B, and C's offsets are 64-bit.
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_64;
+
 constexpr int BM = 128; // rows of C per block
 // columns of C per block, the kernel's BN: the widths the planner chooses from (plan)
 constexpr int BN_WIDE = 256, BN_FIT = 192, BN_NARROW = 128, BN_NARROWEST = 64;
@@ -280,7 +283,7 @@ __device__ void store(float *C, int M, int N, int r, int c, float v, float alpha
 {
     if (r >= M || c >= N)
         return;
-    float *p = &C[r * N + c];
+    float *p = &C[(size_t)r * N + c];
     *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
 }
 
@@ -295,7 +298,7 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
     if constexpr (VEC) {
         if (r >= M || c >= N)
             return;
-        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+        V *p = reinterpret_cast<V *>(&C[(size_t)r * N + c]);
 #pragma unroll
         for (int i = 0; i < W; ++i)
             x[i] *= alpha;
@@ -716,7 +719,9 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
                                  ldb % 16 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = kernel_of(how.bn, how.cluster, vec, how.split);
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg assumes REGS per thread at the start (see the header): check ptxas gave all __launch_bounds__ allows.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)

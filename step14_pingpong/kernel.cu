@@ -64,6 +64,9 @@
 #include <stdint.h>
 #include <type_traits>
 
+// The most elements A, B or C may hold (gemm.h): TMA reads A and B, and C's offsets are 64-bit.
+extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_64;
+
 // rows of C per tile, the kernel's BM: both consumers' halves of one tile (step 13), or one consumer's (plan)
 constexpr int BM_BOTH = 128, BM_ONE = 64;
 // columns of C per tile, the kernel's BN: the widths the planner chooses from (plan)
@@ -281,7 +284,7 @@ __device__ void store(float *C, int M, int N, int r, int c, float v, float alpha
 {
     if (r >= M || c >= N)
         return;
-    float *p = &C[r * N + c];
+    float *p = &C[(size_t)r * N + c];
     *p = beta == 0.0f ? alpha * v : alpha * v + beta * *p;
 }
 
@@ -296,7 +299,7 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
     if constexpr (VEC) {
         if (r >= M || c >= N)
             return;
-        V *p = reinterpret_cast<V *>(&C[r * N + c]);
+        V *p = reinterpret_cast<V *>(&C[(size_t)r * N + c]);
 #pragma unroll
         for (int i = 0; i < W; ++i)
             x[i] *= alpha;
@@ -739,7 +742,9 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = how.bm == BM_ONE ? kernel_of<BM_ONE>(how.bn, how.cluster, vec, how.split)
                                          : kernel_of<BM_BOTH>(how.bn, how.cluster, vec, how.split);
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); // over 48 KB: if asked
+    // A block may use more than 48 KB of shared memory only if asked; an
+    // error here makes the launch fail, which the caller sees.
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     // setmaxnreg assumes REGS per thread at the start (see the header): check ptxas gave all __launch_bounds__ allows.
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.numRegs != REGS)
