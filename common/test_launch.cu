@@ -768,7 +768,7 @@ __global__ void fill_hashed(input_t *X, long long n, uint64_t seed)
 // A large C, A or B, the other sizes small; A and B made on the GPU
 // (hashed). Past 2^32 elements, whose last rows lie past 32-bit offsets,
 // signed or not, where the step takes it (C 32800 x 131072 with K = 64, A
-// 65600 x 65536, B 65536 x 65600); else just below 2^31 (16383 rows of C,
+// 65601 x 65536, B 65536 x 65601); else just below 2^31 (16383 rows of C,
 // 32767 of A or columns of B). Every element of C written, and blocks of its
 // first, middle and last rows and columns right against a double-precision
 // sum. Skipped on a GPU with too little memory for it.
