@@ -25,10 +25,14 @@ static const char *prog = "gemm"; /* the step's name, for messages */
 /* common/flush.cu: reads `bytes` of buffer on the stream, pushing out of L2 what was there. */
 int flush_l2(const void *buffer, size_t bytes, cudaStream_t stream);
 
-/* cuBLAS is timed first, then the step (time_gemms). Each kernel first runs
- * untimed for SETTLE_SECONDS (at most SETTLE_RUNS runs), so that the GPU's
- * clock is the one this kernel's own power draw allows. Its timed runs go to
- * the GPU once the host has queued them all, or after HOLD_SECONDS (hold). */
+/* The timed runs come in PHASES phases of each kernel, the step's and
+ * cuBLAS's in turn, in the order step, cuBLAS, cuBLAS, step (time_gemms).
+ * A phase first runs its kernel untimed for
+ * SETTLE_SECONDS (at most SETTLE_RUNS runs), so that the GPU's clock is the
+ * one this kernel's own power draw allows, not the one the other kernel's
+ * left. A phase's timed runs go to the GPU once the host has queued them
+ * all, or after HOLD_SECONDS (hold). */
+#define PHASES 2
 #define SETTLE_SECONDS 0.2
 #define SETTLE_RUNS 10000
 #define HOLD_SECONDS 0.1
@@ -548,22 +552,19 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     const gemm_fn fn[2] = { mine, theirs };
     const int n = opt->iters;
 
-    /* Warm-up: opt->warmup runs of the step (its first call's costs), and
-     * at least opt->warmup runs of cuBLAS and, unless that is 0,
+    /* Warm-up: at least opt->warmup runs of each and, unless that is 0,
      * WARMUP_SECONDS of them. Under a sustained load the GPU lowers its
      * clock to stay within its power limit, in well under that time, and
      * keeps it there; timed from a cold start, some processes would catch
-     * the higher clock and some the lower one (README, "How it is
-     * measured"). Only cuBLAS warms the GPU: the heat it is timed at is its
-     * own, whichever step the process is for. */
+     * the higher clock and some the lower one, and the two kernels do not
+     * lose the same share to it (README, "How it is measured"). */
     struct timespec start;
     timespec_get(&start, TIME_UTC);
     int warmup = 0;
     for (double elapsed = 0.0; warmup < opt->warmup || (opt->warmup > 0 && elapsed < WARMUP_SECONDS);
          warmup++) {
         for (int f = 0; f < 2; f++)
-            if (f == 1 || warmup < opt->warmup)
-                CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
         CUDA_CHECK(cudaStreamSynchronize(p->stream)); /* so that the host's clock follows the GPU */
         elapsed = seconds_since(&start);
     }
@@ -585,36 +586,49 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
         settle[f] = runs < 1.0 ? 1 : runs > SETTLE_RUNS ? SETTLE_RUNS : (int)runs;
     }
 
-    /* The timed runs: cuBLAS's, then the step's. Each kernel's settling
-     * runs, then its timed runs back to back, each between two events, read
-     * after the last: no host round trip between runs, and each run timed
-     * on its own for the median. Under its power limit the GPU sets its clock
-     * from the power drawn over the last fraction of a second: timed right
-     * after a step, or in turn with it, cuBLAS ran at the clock and the heat
-     * that step left, up to 7% apart beside different steps at 8192 x 8192 x
-     * 256; timed first, under 1% (results/README.md, the baseline). The step
-     * is timed after cuBLAS, on a GPU as warm as cuBLAS left it, whichever
-     * step it is. A timed run follows a run of its own kernel (warm), or
-     * flush_l2 (--cold). The GPU starts a kernel's timed runs once the host
-     * has queued them all (hold): runs shorter than the host's calls that
-     * queue them (a few microseconds: 512^3) would otherwise leave the GPU
-     * idle between them. */
+    /* The timed runs, PHASES phases of each kernel in turn, the second pair
+     * in the reverse order (step, cuBLAS, cuBLAS, step), so that slow drift
+     * (the die warming over the process) reaches both alike: with the step
+     * always first, cuBLAS's median beside steps 10, 13 and 14 moved 8% at
+     * 8192 x 8192 x 256, with this order 2.6%; with cuBLAS first it moved
+     * less, but the step then ran on the die cuBLAS had warmed: 80% of
+     * cuBLAS at 8192^3, where runs one by one gave 104% (results/README.md,
+     * the baseline). Within
+     * a phase, the settling runs, then the phase's share of the timed runs
+     * back to back, each between two events, read after the last: no host
+     * round trip between runs, and each run timed on its own for the median.
+     * Settling, the clock comes to the one this kernel's own power draw
+     * allows: timed right after the other kernel, cuBLAS ran 5% slower at
+     * 3000^3 beside the step that drew the most power than beside the one
+     * that drew the least (results/README.md, the baseline).
+     * A timed run follows a run of its own kernel (warm), or flush_l2
+     * (--cold): what the kernel before it leaves behind (L2's lines, C's
+     * writes still draining, the clock) is its own, whichever step runs
+     * beside it. The GPU starts a phase's timed runs once the host has queued
+     * them all (hold): runs shorter than the host's calls that queue them (a
+     * few microseconds: 512^3) would otherwise leave the GPU idle between them. */
     double *ms = host_alloc(2 * (size_t)n * sizeof *ms);
-    atomic_int queued[2];
-    for (int f = 1; f >= 0; f--) {
-        for (int i = 0; i < settle[f]; i++)
-            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
-        atomic_init(&queued[f], 0);
-        CUDA_CHECK(cudaLaunchHostFunc(p->stream, hold, &queued[f]));
-        for (int i = f * n; i < (f + 1) * n; i++) {
-            if (opt->cold)
-                CUDA_CHECK((cudaError_t)flush_l2(p->flush, p->flush_bytes, p->stream));
-            CUDA_CHECK(cudaEventRecord(ev[2 * i], p->stream));
-            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
-            CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], p->stream));
+    atomic_int *queued = host_alloc(2 * PHASES * sizeof *queued);
+    for (int phase = 0, done[2] = { 0, 0 }; phase < PHASES; phase++)
+        for (int g = 0; g < 2; g++) {
+            const int f = phase % 2 ? 1 - g : g, count = n / PHASES + (phase < n % PHASES);
+            if (count == 0)
+                continue;
+            for (int i = 0; i < settle[f]; i++)
+                CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+            atomic_int *q = &queued[2 * phase + f];
+            atomic_init(q, 0);
+            CUDA_CHECK(cudaLaunchHostFunc(p->stream, hold, q));
+            for (int i = done[f]; i < done[f] + count; i++) {
+                if (opt->cold)
+                    CUDA_CHECK((cudaError_t)flush_l2(p->flush, p->flush_bytes, p->stream));
+                CUDA_CHECK(cudaEventRecord(ev[2 * (f * n + i)], p->stream));
+                CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+                CUDA_CHECK(cudaEventRecord(ev[2 * (f * n + i) + 1], p->stream));
+            }
+            done[f] += count;
+            atomic_store(q, 1);
         }
-        atomic_store(&queued[f], 1);
-    }
     CUDA_CHECK(cudaStreamSynchronize(p->stream));
     for (int i = 0; i < 2 * n; i++) {
         float e;
@@ -636,6 +650,7 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     }
     free(ev);
     free(ms);
+    free(queued);
 }
 
 static double tflops(const struct options *opt, double ms)
@@ -663,7 +678,7 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
     printf("  kernel     %9.3f ms %8.2f TFLOPS   median of %d runs after %d warm-up (min %.3f, max %.3f)\n",
            mine->median_ms, tflops(opt, mine->median_ms), mine->runs, mine->warmup,
            mine->min_ms, mine->max_ms);
-    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, timed first\n",
+    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, phases alternating\n",
            cublas->median_ms, tflops(opt, cublas->median_ms), cublas_label(step->input));
     printf("  vs cuBLAS  %.1f %%\n", pct);
     printf("  timed      %s\n", opt->cold ? "cold: each run after a read of twice L2's size, A, B and C out of L2"

@@ -60,16 +60,17 @@ struct check_result check_gemm(const struct problem *p, gemm_fn fn);
  * float, cublasGemmEx with half inputs and CUBLAS_COMPUTE_32F for half. */
 gemm_fn cublas_gemm(enum input_type input);
 
-/* The step against the yardstick: warm-up runs (opt->warmup of the step;
- * at least opt->warmup of cuBLAS and, unless that is 0, WARMUP_SECONDS of
- * them), then opt->iters timed runs of cuBLAS, then of the step, each
- * kernel's runs queued before the GPU starts them and each timed by events;
- * the median of each. Each kernel first runs untimed for SETTLE_SECONDS:
- * under its power limit the GPU sets its clock from the power drawn over the
- * last fraction of a second, and cuBLAS, timed first, runs at the clock and
- * heat of its own runs, whichever step is beside it (harness.c). With --cold,
- * each timed run follows flush_l2. Then the kernels one call of each
- * launches, by name, and with --host the CPU time of a call of each. */
+/* The step against the yardstick, interleaved so that slow drift
+ * (temperature) reaches both alike: warm-up runs of each (at least
+ * opt->warmup, and unless that is 0, WARMUP_SECONDS of them), then
+ * opt->iters timed runs of each in PHASES phases, the step's and cuBLAS's in
+ * turn (step, cuBLAS, cuBLAS, step), each phase's runs queued before the GPU starts them and each timed
+ * by events; the median of each. A phase first runs its kernel untimed for
+ * SETTLE_SECONDS: under its power limit the GPU sets its clock from the
+ * power drawn over the last fraction of a second, so a kernel timed right
+ * after another runs at the clock the other's power left (harness.c). With --cold, each timed run follows
+ * flush_l2. Then the kernels one call of each launches, by name, and with
+ * --host the CPU time of a call of each. */
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs);
 
