@@ -588,15 +588,12 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
 
     /* The timed runs, PHASES phases of each kernel in turn, the second pair
      * in the reverse order (step, cuBLAS, cuBLAS, step), so that slow drift
-     * (the die warming over the process) reaches both alike: with the step
-     * always first, cuBLAS's median beside steps 10, 13 and 14 moved 8% at
-     * 8192 x 8192 x 256, with this order 2.6%; with cuBLAS first it moved
-     * less, but the step then ran on the die cuBLAS had warmed: 80% of
-     * cuBLAS at 8192^3, where runs one by one gave 104% (results/README.md,
-     * the baseline). Within
-     * a phase, the settling runs, then the phase's share of the timed runs
-     * back to back, each between two events, read after the last: no host
-     * round trip between runs, and each run timed on its own for the median.
+     * (the die warming over the process) reaches both alike: with either
+     * kernel always first, it ran on the cooler die (results/README.md, the
+     * baseline). Within a phase, the settling runs, then the phase's share of
+     * the timed runs back to back, each between two events, read after the
+     * last: no host round trip between runs, and each run timed on its own
+     * for the median.
      * Settling, the clock comes to the one this kernel's own power draw
      * allows: timed right after the other kernel, cuBLAS ran 5% slower at
      * 3000^3 beside the step that drew the most power than beside the one
