@@ -2,8 +2,9 @@
 # Every kind of shape at a glance: runs chosen steps, and cuBLAS beside each
 # in the same process, over named classes of shapes (square powers of two,
 # awkward squares, skinny, narrow, deep K, shallow K, misaligned,
-# LLM-like), and prints TFLOPS and % of cuBLAS per shape with a bar of each
-# TFLOPS to one scale.
+# LLM-like, decode), and prints TFLOPS and % of cuBLAS per shape with a bar
+# of each TFLOPS to one scale; for decode, also the weights' TB/s against
+# the HBM read rate make ceilings measured.
 # The runs skip the check, to stay inside a few minutes; make test checks
 # every step on shapes of each class. The classes with few rows run cold
 # (--cold: A, B and C out of L2 before each run, for the step and cuBLAS
@@ -13,11 +14,12 @@ set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-# Each class: its name, what makes it hard, its shapes (M N K each), and
-# whether it runs cold.
-classes_all=(square awkward skinny narrow deep shallow misaligned llm)
+# Each class: its name, what makes it hard, its shapes (M N K each),
+# whether it runs cold, and whether its bars are the weights' TB/s (B's
+# 2 K N bytes over the time: TFLOPS / M) against HBM's read rate.
+classes_all=(square awkward skinny narrow deep shallow misaligned llm decode)
 class_shapes() {
-    cold=""
+    cold="" weights=""
     case $1 in
         square) what="powers of two: tiles fill rounds of 132 SMs or nearly"
             shapes=("1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192") ;;
@@ -36,6 +38,13 @@ class_shapes() {
             shapes=("4096 4096 4100" "4096 4100 4096" "3000 3002 3002" "4095 4095 4095") ;;
         llm) what="tokens x (QKV, MLP up, MLP down, vocabulary) of a 4096-wide model"
             shapes=("4096 12288 4096" "2048 11008 4096" "2048 4096 11008" "512 32000 4096") ;;
+        decode) what="M tokens through a layer (N outputs, K inputs) of Llama-2 7B, 13B, a Mixtral expert: weights read per token; cold"
+            cold=--cold weights=1 shapes=()
+            local m nk
+            for nk in "12288 4096" "4096 4096" "11008 4096" "4096 11008" "15360 5120" "5120 5120" "13824 5120" \
+                      "5120 13824" "14336 4096" "4096 14336"; do
+                for m in 1 2 4 8 16 32 64 128; do shapes+=("$m $nk"); done
+            done ;;
         *) return 1 ;;
     esac
 }
@@ -77,6 +86,16 @@ if [ -n "$csv" ]; then
 fi
 gpu_or_die shapes.sh
 build shapes.sh "${steps[@]}"
+# HBM's read rate, for the classes whose bars are the weights' TB/s
+declare -A roof=()
+for c in $classes; do
+    class_shapes "$c"
+    if [ -n "$weights" ]; then
+        build shapes.sh ceilings/run
+        read_ceilings 10 || echo "shapes.sh: no ceilings measured (ceilings/run): % HBM says -" >&2
+        break
+    fi
+done
 
 # Every run first (a line on stderr for each), then the tables, so that the
 # bars of all classes share one scale.
@@ -108,24 +127,49 @@ echo "Shapes on ${gpu//_/ }, $(date -u +%Y-%m-%d): median of $iters runs each, u
 echo "against cuBLAS GemmEx (half in, float out) in the step's own process; the"
 echo "cuBLAS line is the median of those. Bars: TFLOPS, all to one scale. Warm"
 echo "runs (A and B in L2 where they fit) but where a class says cold."
-fmt='%-20s %-24s %8s %9s  %s\n'
+[ ${#roof[@]} -gt 0 ] && echo "Decode's bars: the weights' TB/s against HBM's ${roof[hbm_read]} TB/s read (make ceilings)."
+fmt='%-20s %-24s %8s %9s  %s\n' wfmt='%-20s %-24s %8s %9s %6s %6s  %s\n'
+# The weights' TB/s of a row (TFLOPS over M) and its share of HBM's read rate
+tbs() { awk -v t="$1" -v m="$2" 'BEGIN { printf "%.2f", t / m }'; }
+of_hbm() { [ -n "${roof[hbm_read]:-}" ] && awk -v b="$1" -v r="${roof[hbm_read]}" 'BEGIN { printf "%.0f", 100 * b / r }' || echo -; }
 for c in $classes; do
     class_shapes "$c"
     echo
     echo "$c: $what"
-    printf "$fmt" "M x N x K" step TFLOPS "% cuBLAS" "TFLOPS to scale"
+    # decode's bars: to HBM's read rate, or the fastest row's where it was not measured
+    scale=${roof[hbm_read]:-}
+    if [ -n "$weights" ]; then
+        [ -n "$scale" ] || for shape in "${shapes[@]}"; do
+            for s in "${steps[@]}"; do
+                [ -n "${tf[$s,$shape]:-}" ] && scale=$(awk -v a="${scale:-0}" -v b="$(tbs "${tf[$s,$shape]}" "${shape%% *}")" 'BEGIN { print (b > a) ? b : a }')
+            done
+        done
+        printf "$wfmt" "M x N x K" step TFLOPS "% cuBLAS" "TB/s" "% HBM" "weights' TB/s to scale"
+    else
+        printf "$fmt" "M x N x K" step TFLOPS "% cuBLAS" "TFLOPS to scale"
+    fi
     for shape in "${shapes[@]}"; do
         read -r m n k <<<"$shape"
         label="$m x $n x $k" theirs=()
         for s in "${steps[@]}"; do
             [ -n "${tf[$s,$shape]:-}" ] || continue
-            printf "$fmt" "$label" "$s" "${tf[$s,$shape]}" "${pct[$s,$shape]}" "$(bar "${tf[$s,$shape]}" "$top" 30)"
+            if [ -n "$weights" ]; then
+                b=$(tbs "${tf[$s,$shape]}" "$m")
+                printf "$wfmt" "$label" "$s" "${tf[$s,$shape]}" "${pct[$s,$shape]}" "$b" "$(of_hbm "$b")" "$(bar "$b" "$scale" 30)"
+            else
+                printf "$fmt" "$label" "$s" "${tf[$s,$shape]}" "${pct[$s,$shape]}" "$(bar "${tf[$s,$shape]}" "$top" 30)"
+            fi
             label="" theirs+=("${ctf[$s,$shape]}")
             [ -n "$csv" ] && echo "$c,$m,$n,$k,$s,${tf[$s,$shape]},${ctf[$s,$shape]},${pct[$s,$shape]}" >>"$csv"
         done
         [ ${#theirs[@]} -gt 0 ] || continue
         cublas=$(echo "${theirs[*]}" | median)
-        printf "$fmt" "$label" cuBLAS "$cublas" "" "$(bar "$cublas" "$top" 30 light)"
+        if [ -n "$weights" ]; then
+            b=$(tbs "$cublas" "$m")
+            printf "$wfmt" "$label" cuBLAS "$cublas" "" "$b" "$(of_hbm "$b")" "$(bar "$b" "$scale" 30 light)"
+        else
+            printf "$fmt" "$label" cuBLAS "$cublas" "" "$(bar "$cublas" "$top" 30 light)"
+        fi
     done
 done
 exit $status

@@ -482,6 +482,30 @@ else
 fi
 rm -f "$log.csv" "$log.txt" "$log.out"
 
+# shapes.sh's decode class from stand-in binaries (no GPU): a step whose
+# machine line gives 4 M TFLOPS and cuBLAS 2 M, and ceilings/run's line with
+# HBM read at 5 TB/s. The weights' TB/s is TFLOPS / M: 4.00, 80% of HBM's
+# read rate, and cuBLAS's 2.00, 40%, on every row.
+mock=$(mktemp -d)
+last_step=${all_steps[${#all_steps[@]} - 1]}
+mkdir -p "$mock/scripts" "$mock/ceilings" "$mock/$last_step"
+cp scripts/shapes.sh scripts/common.sh "$mock/scripts/"
+: >"$mock/$last_step/main.c"
+printf '%s\n' '#!/usr/bin/env bash' 'm=1; while [ $# -gt 0 ]; do [ "$1" = -m ] && m=$2; shift; done' \
+    'echo "step=x m=$m tflops=$((4 * m)).00 cublas_tflops=$((2 * m)).00 pct_cublas=200.0 gpu=Stand-in"' \
+    >"$mock/$last_step/run"
+printf '%s\n' '#!/usr/bin/env bash' 'echo "ceilings: fma=1 hbm_read=5.00 hbm_write=4.00"' >"$mock/ceilings/run"
+chmod +x "$mock/$last_step/run" "$mock/ceilings/run"
+(cd "$mock" && MAKE=true bash scripts/shapes.sh --steps "${last_step%%_*}" --classes decode >"$log.out" 2>"$log")
+rows=$(grep -c "^[0-9]* x [0-9]* x [0-9]* *$last_step  *[0-9.]*  *200.0   4.00     80  █" "$log.out")
+theirs=$(grep -c '^ *cuBLAS  *[0-9.]*  *2.00     40  ░' "$log.out")
+if [ "$rows" -eq 80 ] && [ "$theirs" -eq 80 ] && grep -q "^Decode's bars: .* HBM's 5.00 TB/s read" "$log.out"; then
+    pass "scripts/shapes.sh: the decode class's 80 rows, the weights' TB/s (TFLOPS / M) and its share of HBM's read rate"
+else
+    fail "scripts/shapes.sh: want 80 decode rows at 4.00 TB/s, 80% of HBM, cuBLAS 2.00, 40% ($rows and $theirs found)"
+fi
+rm -rf "$mock" "$log.out"
+
 # update_docs.sh, in a copy of the docs and the steps' sources: an output
 # whose table it cannot read changes no file; a good one goes into the
 # README's block with its chart beside it, and into each header.
