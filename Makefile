@@ -104,6 +104,14 @@ $(eval $(call RECORD,ceilings,$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY)))
 %/timeline.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh common/timeline.cuh %/.build-config
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -DGEMM_TIMELINE -Icommon -c $< -o $@
 
+# scripts/plan.sh's program: the step's planner on the CPU, every candidate
+# it weighs (common/plan_show.cu). It only runs on the CPU, so it is built
+# for the step's own GPU whatever ARCH is; no default target builds it.
+%/plan: %/kernel.cu common/plan_show.cu common/plan_of.cuh common/gemm.h common/launch.cuh common/repack.cuh \
+        common/timeline.cuh
+	$(NVCC) -O2 -std=c++17 $$(bash scripts/arch.sh gencode $*) -Icommon -I. -DKERNEL='"$*/kernel.cu"' \
+	    common/plan_show.cu -o $@
+
 %/main.o: %/main.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -Icommon -c $< -o $@
 

@@ -18,6 +18,14 @@
 #include <mutex>
 #include <utility>
 
+// scripts/plan.sh's view of a planner (steps 11 on): each candidate's tile (rows x cols, blocks a cluster), units,
+// the busiest unit's k-tiles, stores and parts, and its modelled microseconds: the multiply, with the stores and
+// the fixup, memory's, and in all. common/plan_show.cu defines it; in a step's build it is nothing, its
+// arguments never evaluated, and no lesson shows it (scripts/lesson.sh).
+#ifndef PLAN_TERMS
+#define PLAN_TERMS(rows, cols, cluster, units, k_tiles, stores, parts, multiply_us, compute_us, memory_us, us) ((void)0)
+#endif
+
 constexpr int SCALE_THREADS = 256, SCALE_BLOCKS_MOST = 65536;
 
 // C = beta * C over its n elements, C not read when beta == 0: the product of

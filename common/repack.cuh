@@ -94,6 +94,13 @@ __global__ void repack_kernel(__half *dst, const __half *X, int rows, int cols, 
         *reinterpret_cast<uint4 *>(dst + i * REPACK_PIECE) = *reinterpret_cast<const uint4 *>(v);
 }
 
+// The halves from one row of the copy to the next: whole lines, or whole pieces where a row is shorter than a line.
+static int repacked_pitch(int cols)
+{
+    const int unit = cols < REPACK_LINE ? REPACK_PIECE : REPACK_LINE;
+    return (cols + unit - 1) / unit * unit;
+}
+
 // X itself if TMA can read it, or a copy
 // in memory of the call's (mem), its rows `pitch` halves apart: whole lines,
 // which TMA reads fastest, for rows of a line or more; whole pieces for
@@ -104,8 +111,7 @@ static const void *for_tma(const void *X, int rows, int cols, int &pitch, call_m
     pitch = cols;
     if (cols % REPACK_PIECE == 0 && (uintptr_t)X % 16 == 0)
         return X;
-    const int unit = cols < REPACK_LINE ? REPACK_PIECE : REPACK_LINE;
-    pitch = (cols + unit - 1) / unit * unit;
+    pitch = repacked_pitch(cols);
     __half *copy = (__half *)mem.take((size_t)rows * pitch * sizeof(__half));
     if (!copy)
         return nullptr;

@@ -14,7 +14,9 @@
  *   - the parts of a split tile on the consecutive blocks the fixup names
  *     (share_of), each group of the fixup counted by exactly its members, so
  *     that one last part adds the others' sums, and one part stores the tile;
- *   - no two tiles sharing a slot or a count.
+ *   - no two tiles sharing a slot or a count;
+ *   - the plan the fastest of the candidates whose terms it hands to
+ *     scripts/plan.sh (PLAN_TERMS, common/launch.cuh).
  *
  * The fixup never waits (the last of a group finds the others' sums there),
  * so no block can wait for one that may not have started.
@@ -22,7 +24,10 @@
  * Prints a FAIL line per wrong plan (the first few) and a summary; exits 1
  * if one was wrong.
  */
+#include "plan_terms.cuh"
+
 #include KERNEL
+#include "plan_of.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -38,36 +43,14 @@ static void fail(int M, int N, int K, int sms, const char *what)
         printf("FAIL  plan(%d, %d, %d, %d SMs): %s\n", M, N, K, sms, what);
 }
 
-template <class P, class = void> struct has_clusters : std::false_type {};
-template <class P> struct has_clusters<P, std::void_t<decltype(P::cluster)>> : std::true_type {};
-
-// A step's plan in the same terms: units (blocks, or clusters) and the blocks in each.
-template <class P> int units_of(const P &p) { if constexpr (has_clusters<P>::value) return p.units; else return p.blocks; }
-template <class P> int cluster_of(const P &p) { if constexpr (has_clusters<P>::value) return p.cluster; else return 1; }
-template <class P, class = void> struct has_rows : std::false_type {};
-template <class P> struct has_rows<P, std::void_t<decltype(P::bm)>> : std::true_type {};
-// A tile's rows: the plan's (one consumer's or both's), or, in a step without, both consumers' wgmma.
-template <class P> int rows_of(const P &p) { if constexpr (has_rows<P>::value) return p.bm; else return CONSUMERS * WGMMA_M; }
-
-// plan() of a step with clusters, for rows of A and B on sectors or not and `fit` clusters that fit (as the
-// step's gemm_launch asks the GPU); of a step without, one plan whatever the alignment and the clusters. Templates
-// on the type of fit, so that the compiler tries the one that fits the step and drops the other.
-template <class F>
-auto plan_for(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, F fit)
-    -> decltype(plan(M, N, K, sms, a_sectors, b_sectors, fit))
-{
-    return plan(M, N, K, sms, a_sectors, b_sectors, fit);
-}
-template <class F>
-auto plan_for(int M, int N, int K, int sms, bool, bool, F fit) -> decltype(plan(M, N, K, sms + 0 * fit))
-{
-    return plan(M, N, K, sms + 0 * fit);
-}
-
 static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, int fit)
 {
+    seen.clear();
     const auto how = plan_for(M, N, K, sms, a_sectors, b_sectors, fit);
     ++plans;
+    const size_t pick = pick_of_seen();
+    if (pick == seen.size() || !same_plan(seen[pick], how))
+        return fail(M, N, K, sms, "the fastest candidate its terms give (PLAN_TERMS, scripts/plan.sh) is not its plan");
     const int units = units_of(how), cluster = cluster_of(how), rows = rows_of(how);
     const int tiles_m = (M + cluster * rows - 1) / (cluster * rows), tiles_n = (N + how.bn - 1) / how.bn;
     const int tiles = tiles_m * tiles_n, tiles_k = (K + BK - 1) / BK;
@@ -204,6 +187,7 @@ int main()
                 for (int sms : { 132, 114, 78 })
                     each(m, n, k, sms);
     printf("%s  %d plans checked: every k-tile once, every split tile's parts counted once per level, "
-           "one part storing it, no slot shared\n", failures ? "FAIL" : "PASS", plans);
+           "one part storing it, no slot shared, the plan the fastest of its candidates' terms\n",
+           failures ? "FAIL" : "PASS", plans);
     return failures ? 1 : 0;
 }

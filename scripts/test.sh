@@ -228,6 +228,26 @@ for s in "${built[@]}"; do
     fi
     rm -f "$log.plan"
 done
+# scripts/plan.sh on the first step built with a planner: a line per
+# candidate, the pick the one of the least time.
+for s in "${built[@]}"; do
+    grep -q '^static launch_plan plan(' "$s/kernel.cu" || continue
+    if bash scripts/plan.sh "$s" -s 3000 >"$log.out" 2>"$log"; then
+        least=$(awk '$1 ~ /^[0-9]+x[0-9]+$/ { us = $NF == "pick" ? $(NF - 3) : $NF
+                                               if (min == "" || us + 0 < min + 0) min = us } END { print min }' "$log.out")
+        rows=$(grep -c '^[0-9]*x[0-9]* ' "$log.out")
+        if [ "$rows" -gt 1 ] && [ "$(grep -c ' <- the pick$' "$log.out")" -eq 1 ] &&
+            grep ' <- the pick$' "$log.out" | awk -v m="$least" '{ exit !($(NF - 3) == m) }'; then
+            pass "scripts/plan.sh ${s%%_*} -s 3000: $rows candidates, the pick the least modelled time ($least us)"
+        else
+            fail "scripts/plan.sh ${s%%_*} -s 3000: want a line per candidate and the one of the least time picked"
+        fi
+    else
+        fail "scripts/plan.sh ${s%%_*} -s 3000 (exit code $?)"
+    fi
+    rm -f "$log.out"
+    break
+done
 if [ "$planned" -eq 0 ] && grep -q '^static launch_plan plan(' "${all_steps[@]/%//kernel.cu}" 2>/dev/null; then
     skip "the planner: no step with one was built"
 fi
@@ -327,6 +347,9 @@ bad_calls=(
     "roofline.sh|bash scripts/roofline.sh --iters 0" "roofline.sh|bash scripts/roofline.sh --bogus"
     "roofline.sh|bash scripts/roofline.sh --from /nonexistent" "roofline.sh|bash scripts/roofline.sh --from README.md"
     "roofline.sh|bash scripts/roofline.sh --data"
+    "plan.sh|bash scripts/plan.sh 99" "plan.sh|bash scripts/plan.sh 10" "plan.sh|bash scripts/plan.sh 14 --bogus"
+    "plan.sh|bash scripts/plan.sh 14 --sms 0" "plan.sh|bash scripts/plan.sh 14 --clusters 70"
+    "plan.sh|bash scripts/plan.sh 14 13"
     "Makefile|$MAKE --no-print-directory ARCH=sm_7" "Makefile|$MAKE --no-print-directory STEP=04"
     "Makefile|$MAKE --no-print-directory step99" "Makefile|$MAKE --no-print-directory lesson"
     "Makefile|$MAKE --no-print-directory sass STEP=" "Makefile|$MAKE --no-print-directory profile"

@@ -543,11 +543,13 @@ static launch_plan plan(int M, int N, int K, int sms)
         const double k_tile_bytes = (min(M, BM) + BN) * BK * 2.0; // a block's, from L2
         // n units: the busiest's k-tiles and stores, a tile in up to `parts` parts, `shared` tiles in shares (header)
         const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
-            double us = k_tiles * norm(mma_us, n * k_tile_bytes / L2_BYTES_US) +
-                        stores * min(n, tiles) * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
+            const double multiply = k_tiles * norm(mma_us, n * k_tile_bytes / L2_BYTES_US);
+            double us = multiply + stores * min(n, tiles) * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
             for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels
                 us += FIXUP_US;
-            return norm(us, (operands + missed * shared * (BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US);
+            const double memory = (operands + missed * shared * (BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US;
+            PLAN_TERMS(BM, BN, 1, n, k_tiles, stores, parts, multiply, us, memory, norm(us, memory));
+            return norm(us, memory);
         };
         const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
         consider({ BN, min(tiles, units), tiles, false },

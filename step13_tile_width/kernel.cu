@@ -661,11 +661,15 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
         const double k_tile_bytes = a_bytes + b_bytes * (b_sectors ? 1 : OFF_SECTOR); // a block's, from L2
         // n units: the busiest's k-tiles and stores, a tile in up to `parts` parts, `shared` tiles in shares (header)
         const auto time = [&](int n, long long k_tiles, long long stores, long long parts, int shared) {
-            double us = k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US) +
+            const double multiply = k_tiles * norm(mma_us, n * cluster * k_tile_bytes / L2_BYTES_US);
+            double us = multiply +
                         stores * min(n, tiles) * cluster * BM * BN * sizeof(float) / HBM_BYTES_US; // a tile per block
             for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels, its sums BN wide
                 us += FIXUP_US * BN / BN_WIDE;
-            return norm(us, (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US);
+            const double memory =
+                (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US;
+            PLAN_TERMS(BM, BN, cluster, n, k_tiles, stores, parts, multiply, us, memory, norm(us, memory));
+            return norm(us, memory);
         };
         const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
         consider({ BN, cluster, min(tiles, units), tiles, false },

@@ -685,7 +685,10 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
             double us = BM == BM_ONE ? norm(mma_all, (stores - 1) * store_us) + store_us : mma_all + stores * store_us;
             for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels, its sums BM x BN
                 us += FIXUP_US * BM * BN / (BM_BOTH * BN_WIDE);
-            return norm(us, (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US);
+            const double memory =
+                (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US;
+            PLAN_TERMS(BM, BN, cluster, n, k_tiles, stores, parts, mma_all, us, memory, norm(us, memory));
+            return norm(us, memory);
         };
         const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
         consider({ BM, BN, cluster, min(tiles, units), tiles, false },
