@@ -26,12 +26,12 @@ static const char *prog = "gemm"; /* the step's name, for messages */
 int flush_l2(const void *buffer, size_t bytes, cudaStream_t stream);
 
 /* The timed runs come in PHASES phases of each kernel, the step's and
- * cuBLAS's in turn, in the order step, cuBLAS, cuBLAS, step (time_gemms).
- * A phase first runs its kernel untimed for
- * SETTLE_SECONDS (at most SETTLE_RUNS runs), so that the GPU's clock is the
- * one this kernel's own power draw allows, not the one the other kernel's
- * left. A phase's timed runs go to the GPU once the host has queued them
- * all, or after HOLD_SECONDS (hold). */
+ * cuBLAS's in turn, in the order step, cuBLAS, cuBLAS, step (time_gemms). A
+ * phase first runs its kernel untimed for SETTLE_SECONDS (at most
+ * SETTLE_RUNS runs), so that the GPU's clock is the one this kernel's own
+ * power draw allows, not the one the other kernel's left. A phase's timed
+ * runs go to the GPU once the host has queued them all, or after
+ * HOLD_SECONDS (hold). */
 #define PHASES 2
 #define SETTLE_SECONDS 0.2
 #define SETTLE_RUNS 10000

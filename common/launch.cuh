@@ -18,12 +18,12 @@
 #include <mutex>
 #include <utility>
 
-// scripts/plan.sh's view of a planner (steps 11 on): each candidate's tile (rows x cols, blocks a cluster), units,
-// the busiest unit's k-tiles, stores and parts, and its modelled microseconds: the multiply, with the stores and
-// the fixup, memory's, and in all. common/plan_show.cu defines it; in a step's build it is nothing, its
-// arguments never evaluated, and no lesson shows it (scripts/lesson.sh).
+// A planner's candidate's time, us, with its terms (steps 11 on): its tile (rows x cols, blocks a cluster), units,
+// the busiest unit's k-tiles, stores and parts, and its modelled microseconds: the multiply, with the stores and the
+// fixup, memory's. In a step's build the time alone, the terms never evaluated; common/plan_terms.cuh, for
+// scripts/plan.sh and make test, also keeps the terms.
 #ifndef PLAN_TERMS
-#define PLAN_TERMS(rows, cols, cluster, units, k_tiles, stores, parts, multiply_us, compute_us, memory_us, us) ((void)0)
+#define PLAN_TERMS(rows, cols, cluster, units, k_tiles, stores, parts, multiply_us, compute_us, memory_us, us) (us)
 #endif
 
 constexpr int SCALE_THREADS = 256, SCALE_BLOCKS_MOST = 65536;

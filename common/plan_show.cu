@@ -1,7 +1,7 @@
 /*
  * scripts/plan.sh's program: a step's planner on the CPU, and every
  * candidate it weighs. Built with the step's kernel.cu included
- * (-DKERNEL='"stepNN_name/kernel.cu"'); the step's PLAN_TERMS line
+ * (-DKERNEL='"stepNN_name/kernel.cu"'); the step's PLAN_TERMS
  * (common/launch.cuh) hands over each candidate's terms as the planner
  * computes them, so that what is printed is the planner's own arithmetic.
  *

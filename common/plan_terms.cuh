@@ -1,8 +1,8 @@
 /*
  * A planner's candidates as its tools see them (common/test_plan.cu,
  * common/plan_show.cu), included before the step's kernel.cu: its
- * PLAN_TERMS line (common/launch.cuh) appends each candidate the planner
- * weighs, with the terms of its modelled time, to `seen`.
+ * PLAN_TERMS (common/launch.cuh) appends each candidate the planner weighs,
+ * with the terms of its modelled time, to `seen`.
  */
 #ifndef PLAN_TERMS_CUH
 #define PLAN_TERMS_CUH
@@ -16,8 +16,12 @@ struct candidate {
     double multiply, compute, memory, us;
 };
 static std::vector<candidate> seen;
-#define PLAN_TERMS(rows, cols, cluster, units, k_tiles, stores, parts, multiply_us, compute_us, memory_us, us)      \
-    seen.push_back({ rows, cols, cluster, units, k_tiles, stores, parts, multiply_us, compute_us, memory_us, us })
+static double plan_seen(const candidate &c)
+{
+    seen.push_back(c);
+    return c.us;
+}
+#define PLAN_TERMS(...) plan_seen(candidate{ __VA_ARGS__ })
 
 // The candidate the planner takes: the first of the least time (its `us < best_us`); seen.size() if none.
 static size_t pick_of_seen()

@@ -221,6 +221,16 @@ static const shape SHAPES[] = {
 };
 constexpr int SHAPE_COUNT = sizeof SHAPES / sizeof SHAPES[0];
 
+// What went wrong on each thread (empty where nothing did), in one line: "thread T, what; thread U, ...".
+static std::string by_thread(const std::vector<std::string> &wrong)
+{
+    std::string why;
+    for (size_t t = 0; t < wrong.size(); ++t)
+        if (!wrong[t].empty())
+            why += (why.empty() ? "thread " : "; thread ") + std::to_string(t) + ", " + wrong[t];
+    return why;
+}
+
 static void case_threads()
 {
     std::vector<problem> probs(THREADS * SHAPE_COUNT);
@@ -255,10 +265,7 @@ static void case_threads()
         });
     for (std::thread &th : threads)
         th.join();
-    std::string why;
-    for (int t = 0; t < THREADS; ++t)
-        if (!wrong[t].empty())
-            why += (why.empty() ? "thread " : "; thread ") + std::to_string(t) + ", " + wrong[t];
+    const std::string why = by_thread(wrong);
     result(why.empty(),
            std::to_string(THREADS) + " host threads at once, " + std::to_string(ROUNDS) + " calls of each of " +
                std::to_string(SHAPE_COUNT) + " shapes each: the bits of the calls alone",
@@ -591,10 +598,7 @@ static void case_streams()
         });
     for (std::thread &th : threads)
         th.join();
-    std::string why;
-    for (int t = 0; t < PAIR; ++t)
-        if (!wrong[t].empty())
-            why += (why.empty() ? "thread " : "; thread ") + std::to_string(t) + ", " + wrong[t];
+    const std::string why = by_thread(wrong);
     result(why.empty(),
            std::to_string(PAIR) + " host threads, a stream each, " + std::to_string(ROUNDS) + " calls of each of " +
                std::to_string(SHAPE_COUNT) + " shapes queued before they wait: the bits of the calls alone",

@@ -50,7 +50,7 @@ static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, 
     ++plans;
     const size_t pick = pick_of_seen();
     if (pick == seen.size() || !same_plan(seen[pick], how))
-        return fail(M, N, K, sms, "the fastest candidate its terms give (PLAN_TERMS, scripts/plan.sh) is not its plan");
+        return fail(M, N, K, sms, "the fastest candidate by its terms (PLAN_TERMS, scripts/plan.sh) is not its plan");
     const int units = units_of(how), cluster = cluster_of(how), rows = rows_of(how);
     const int tiles_m = (M + cluster * rows - 1) / (cluster * rows), tiles_n = (N + how.bn - 1) / how.bn;
     const int tiles = tiles_m * tiles_n, tiles_k = (K + BK - 1) / BK;

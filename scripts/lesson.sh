@@ -34,9 +34,8 @@ done
 
 # The code of a kernel.cu: everything after its header comment (the first
 # block comment, up to the first line that closes it), less the timeline's
-# stamps (common/timeline.cuh), the same lines in every step from 10 on, and
-# the planner's line for scripts/plan.sh (PLAN_TERMS: common/launch.cuh).
-code() { awk 'body && !/^ *(TIMELINE|PLAN_TERMS)\(/ { print; next } /^ \*\/$/ { body = 1 }' "$1/kernel.cu"; }
+# stamps (common/timeline.cuh), the same lines in every step from 10 on.
+code() { awk 'body && !/^ *TIMELINE\(/ { print; next } /^ \*\/$/ { body = 1 }' "$1/kernel.cu"; }
 
 a=$(mktemp) b=$(mktemp)
 trap 'rm -f "$a" "$b"' EXIT

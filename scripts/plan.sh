@@ -2,7 +2,7 @@
 # What a step's planner weighs at one shape, without a GPU: every candidate
 # launch, in the order plan() weighs it, with the cost model's microseconds
 # and their terms, and the pick marked. The numbers are the planner's own
-# (its PLAN_TERMS line, common/launch.cuh, read by common/plan_show.cu, built
+# (its PLAN_TERMS, common/launch.cuh, read by common/plan_show.cu, built
 # by make as STEP/plan with the CUDA compiler). Rows of A and B are taken as
 # cudaMalloc leaves them, repacked where gemm_launch repacks them.
 set -u

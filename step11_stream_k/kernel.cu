@@ -548,8 +548,7 @@ static launch_plan plan(int M, int N, int K, int sms)
             for (long long size = 1; size < parts; size *= FAN_IN) // the fixup's levels
                 us += FIXUP_US;
             const double memory = (operands + missed * shared * (BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US;
-            PLAN_TERMS(BM, BN, 1, n, k_tiles, stores, parts, multiply, us, memory, norm(us, memory));
-            return norm(us, memory);
+            return PLAN_TERMS(BM, BN, 1, n, k_tiles, stores, parts, multiply, us, memory, norm(us, memory));
         };
         const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
         consider({ BN, min(tiles, units), tiles, false },

@@ -687,8 +687,7 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
                 us += FIXUP_US * BM * BN / (BM_BOTH * BN_WIDE);
             const double memory =
                 (operands + missed * shared * (cluster * BM + BN) * 2.0 * K + 4.0 * M * N) / HBM_BYTES_US;
-            PLAN_TERMS(BM, BN, cluster, n, k_tiles, stores, parts, mma_all, us, memory, norm(us, memory));
-            return norm(us, memory);
+            return PLAN_TERMS(BM, BN, cluster, n, k_tiles, stores, parts, mma_all, us, memory, norm(us, memory));
         };
         const int rounds = (tiles + units - 1) / units; // step 10's, of whole tiles
         consider({ BM, BN, cluster, min(tiles, units), tiles, false },
