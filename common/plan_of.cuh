@@ -36,11 +36,15 @@ auto plan_for(int M, int N, int K, int sms, bool, bool, F fit) -> decltype(plan(
 }
 
 
+// Whether a plan's tiles are each on more than one block: split, or swapped (fewer rows than wgmma's M, step 15) in
+// clusters, each block a slice of the tile's k-tiles.
+template <class P> bool split_of(const P &how) { return how.split || (rows_of(how) < WGMMA_M && cluster_of(how) > 1); }
+
 // Whether a candidate the planner weighed (common/plan_terms.cuh) is the plan it returned.
 template <class C, class P> bool same_plan(const C &c, const P &how)
 {
     return c.rows == rows_of(how) && c.cols == how.bn && c.cluster == cluster_of(how) && c.units == units_of(how) &&
-           (c.parts > 1) == how.split;
+           (c.parts > 1) == split_of(how);
 }
 
 #endif

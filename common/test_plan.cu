@@ -6,7 +6,8 @@
  * step with clusters (a plan with `cluster` and `units`) is asked for every
  * alignment of A's and B's rows and several counts of clusters that fit:
  *
- *   - the plan: a tile width wgmma takes, rows of one consumer or both,
+ *   - the plan: a tile width wgmma takes, rows of one consumer or both (or
+ *     swapped: 8 to 32 rows on wgmma's N side, 64 columns a consumer),
  *     blocks alone or clusters that fit, 1 to sms blocks in all, whole tiles
  *     in whole rounds of clusters (or blocks), split exactly when some tiles
  *     are not whole;
@@ -52,14 +53,18 @@ static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, 
     if (pick == seen.size() || !same_plan(seen[pick], how))
         return fail(M, N, K, sms, "the fastest candidate by its terms (PLAN_TERMS, scripts/plan.sh) is not its plan");
     const int units = units_of(how), cluster = cluster_of(how), rows = rows_of(how);
-    const int tiles_m = (M + cluster * rows - 1) / (cluster * rows), tiles_n = (N + how.bn - 1) / how.bn;
+    const bool swapped = rows < WGMMA_M && rows % MMA_N == 0 && WGMMA_M % rows == 0; // rows on wgmma's N side
+    const int tile_rows = swapped ? rows : cluster * rows; // a swapped tile's cluster splits its k-tiles
+    const int tiles_m = (M + tile_rows - 1) / tile_rows, tiles_n = (N + how.bn - 1) / how.bn;
     const int tiles = tiles_m * tiles_n, tiles_k = (K + BK - 1) / BK;
-    if (rows != WGMMA_M && rows != CONSUMERS * WGMMA_M)
-        return fail(M, N, K, sms, "a tile of rows neither one consumer's wgmma nor both consumers'");
+    if (rows != WGMMA_M && rows != CONSUMERS * WGMMA_M && !(swapped && how.bn == CONSUMERS * WGMMA_M))
+        return fail(M, N, K, sms, "a tile of rows neither one consumer's wgmma, both's, nor swapped (64 columns each)");
     if (how.bn < 64 || how.bn > 256 || how.bn % 64 != 0)
         return fail(M, N, K, sms, "a tile width of whole lines of B that wgmma's n does not take");
-    if (cluster != 1 && (cluster < 2 || cluster > 8 || units > fit))
+    if (cluster != 1 && (cluster < 2 || cluster > 8 || units * cluster > 2 * fit)) // fit: clusters of two
         return fail(M, N, K, sms, "clusters of more blocks than the portable 8, or more clusters than fit");
+    if (swapped && cluster > 1 && (how.whole != tiles || units != tiles || cluster > tiles_k))
+        return fail(M, N, K, sms, "a swapped tile's cluster not one round of whole tiles, or a block with no k-tile");
     if (units < 1 || units * cluster > sms)
         return fail(M, N, K, sms, "blocks outside 1 .. SMs");
     if (how.whole < 0 || how.whole > tiles || (how.whole < tiles && how.whole % units != 0))
@@ -164,6 +169,7 @@ int main()
         { 2048, 4096, 11008 }, { 512, 32000, 4096 }, { 1, 1, 1 }, { 1, 65536, 1 }, { 65536, 1, 65536 },
         { 65536, 65536, 64 }, { 20, 300, 30000 }, { 130, 520, 90000 }, { 104, 664, 15368 },
         { 1544, 824, 872 }, { 2304, 4608, 1536 }, { 127, 129, 1031 }, { 33, 65, 17 }, { 4000, 176, 4200 },
+        { 1, 4096, 4096 }, { 8, 4096, 11008 }, { 32, 5120, 13824 }, { 16, 14336, 4096 }, { 3, 1000, 130 },
     };
     const int sm_counts[] = { 132, 114, 78, 1, 2, 7 };
     // Clusters (of two) that fit: half the SMs, fewer (GPCs of odd sizes), one, none (the GPU cannot say).

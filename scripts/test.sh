@@ -377,7 +377,7 @@ done
 
 # The Hopper lessons stay the size a reader can follow: one idea per diff,
 # at most 200 changed lines each.
-for pair in 08:200 09:200 10:200 11:200 12:200 13:200 14:200; do
+for pair in 08:200 09:200 10:200 11:200 12:200 13:200 14:200 15:200; do
     s=${pair%%:*} most=${pair##*:}
     stat=$(bash scripts/lesson.sh "$s" --stat 2>"$log")
     size=$(sed -n 's/.* +\([0-9]*\)\/-\([0-9]*\)$/\1 \2/p' <<<"$stat")
@@ -852,7 +852,7 @@ library_cases_for() {
     # copy of A and of B (34 MB each) and for the workspace of split tiles (35 MB on 132 SMs)
     if grep -q 'call_memory' "$1/kernel.cu"; then
         echo pool; echo "oom 4096 4100 4100"
-        grep -q zero_kernel "$1/kernel.cu" && echo "oom 128 4096 4096"
+        grep -q zero_kernel "$1/kernel.cu" && echo "oom 256 256 131072"
     fi
     [ "$((10#${1:4:2}))" -ge "$BUSY_FROM" ] && echo "busy $BUSY_LIMIT 120 $BUSY_SHAPES"
     return 0
