@@ -28,8 +28,8 @@
  * Warps sit (BM / WM) x (BN / WN) over the tile, lanes (WM / TM) x (WN / TN)
  * over the warp tile.
  *
- * Measured: 46.45 TFLOPS, 90.4% of cuBLAS SGEMM, 4.77x step 03
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
+ * Measured: 46.27 TFLOPS, 91.8% of cuBLAS SGEMM, 4.76x step 03
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
  */
 #include "gemm.h"
 #include "launch.cuh"

@@ -53,8 +53,8 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 597.94 TFLOPS, 108.7% of cuBLAS GemmEx, 1.02x step 08
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
+ * Measured: 585.86 TFLOPS, 107.0% of cuBLAS GemmEx, 1.03x step 08
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
  */
 #include "gemm.h"
 #include "launch.cuh"

@@ -72,8 +72,8 @@
  * by cudaLaunchKernelEx as its programmatic dependent. make test walks
  * every plan on the CPU (common/test_plan.cu).
  *
- * Measured: 609.39 TFLOPS, 112.1% of cuBLAS GemmEx, 1.00x step 10
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
+ * Measured: 595.74 TFLOPS, 109.1% of cuBLAS GemmEx, 1.00x step 10
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
  */
 #include "gemm.h"
 #include "launch.cuh"

@@ -52,8 +52,8 @@
  * Launch: as step 13's; with ping-pong, tiles of 64 rows, twice as many.
  * STAGE_SPACE of 200 KB: 5 stages of 40 KB for ping-pong tiles 256 wide.
  *
- * Measured: 610.47 TFLOPS, 113.7% of cuBLAS GemmEx, 1.00x step 13
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-11-28).
+ * Measured: 605.18 TFLOPS, 112.9% of cuBLAS GemmEx, 1.02x step 13
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
  */
 #include "gemm.h"
 #include "launch.cuh"
