@@ -36,10 +36,11 @@
  * Why it is faster: where rows are few, the time is the weights' bytes;
  * the split spreads their reading over the SMs, and a cluster's split
  * costs less than a split through L2. The swapped tile itself saves
- * multiplies the weights' bytes hid anyway: on the decode class step 15
- * runs as step 14 within the runs' spread, and gains where the cluster's
- * split or the planner's split term chose differently (16 x 8192 x 8192,
- * 128 x 4096 x 4096: scripts/shapes.sh).
+ * multiplies the weights' bytes hid anyway: on 24 decode rows step 15 ran
+ * within -6% and +2% of step 14 (12288 x 4096 4-6% slower with the same
+ * grid and k-tiles, cause not found; results/h200/step15_split.txt), and
+ * gains where the cluster's split or the split term chose differently
+ * (16 x 8192 x 8192, 128 x 4096 x 4096: results/h200/shapes_15.txt).
  *
  * What limits it now: fixed costs. A cold 32 MB of weights (4096 x 4096)
  * takes about 18 us where HBM's read rate needs 7.3: the launch, the
