@@ -866,9 +866,8 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
     if (how.split && !workspace(s, (size_t)how.units * how.cluster, how.bn, mem))
         return mem.error; // out of GPU memory, as above
     config.gridDim = dim3(how.units * how.cluster);
-    attrs[0].val.clusterDim.x = how.cluster;
-    config.attrs = how.cluster > 1 ? attrs : attrs + 1; // a cluster of one: step 11's launch
-    config.numAttrs = (how.cluster > 1) + how.split;
+    config.attrs = how.cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
+    config.numAttrs = (how.cluster == CLUSTER) + how.split;
     cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, M, N, K, alpha, beta, C, s);
     return cudaGetLastError();
 }
