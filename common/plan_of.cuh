@@ -36,9 +36,16 @@ auto plan_for(int M, int N, int K, int sms, bool, bool, F fit) -> decltype(plan(
 }
 
 
-// Whether a plan's tiles are each on more than one block: split, or swapped (fewer rows than wgmma's M, step 15) in
-// clusters, each block a slice of the tile's k-tiles.
-template <class P> bool split_of(const P &how) { return how.split || (rows_of(how) < WGMMA_M && cluster_of(how) > 1); }
+// Swapped tiles (step 15): fewer rows than wgmma's M, on its N side; in a cluster, each block a slice of the tile's
+// k-tiles, so a tile is its rows alone, not the cluster's rows.
+template <class P> bool swapped_of(const P &how) { return rows_of(how) < WGMMA_M; }
+template <class P> int tile_rows_of(const P &how)
+{
+    return swapped_of(how) ? rows_of(how) : cluster_of(how) * rows_of(how);
+}
+
+// Whether a plan's tiles are each on more than one block: split, or swapped in clusters.
+template <class P> bool split_of(const P &how) { return how.split || (swapped_of(how) && cluster_of(how) > 1); }
 
 // Whether a candidate the planner weighed (common/plan_terms.cuh) is the plan it returned.
 template <class C, class P> bool same_plan(const C &c, const P &how)

@@ -53,11 +53,12 @@ static void check(int M, int N, int K, int sms, bool a_sectors, bool b_sectors, 
     if (pick == seen.size() || !same_plan(seen[pick], how))
         return fail(M, N, K, sms, "the fastest candidate by its terms (PLAN_TERMS, scripts/plan.sh) is not its plan");
     const int units = units_of(how), cluster = cluster_of(how), rows = rows_of(how);
-    const bool swapped = rows < WGMMA_M && rows % MMA_N == 0 && WGMMA_M % rows == 0; // rows on wgmma's N side
-    const int tile_rows = swapped ? rows : cluster * rows; // a swapped tile's cluster splits its k-tiles
-    const int tiles_m = (M + tile_rows - 1) / tile_rows, tiles_n = (N + how.bn - 1) / how.bn;
+    const bool swapped = swapped_of(how);
+    const int tile_rows = tile_rows_of(how), tiles_m = (M + tile_rows - 1) / tile_rows;
+    const int tiles_n = (N + how.bn - 1) / how.bn;
     const int tiles = tiles_m * tiles_n, tiles_k = (K + BK - 1) / BK;
-    if (rows != WGMMA_M && rows != CONSUMERS * WGMMA_M && !(swapped && how.bn == CONSUMERS * WGMMA_M))
+    if (rows != WGMMA_M && rows != CONSUMERS * WGMMA_M &&
+        !(swapped && rows % MMA_N == 0 && WGMMA_M % rows == 0 && how.bn == CONSUMERS * WGMMA_M))
         return fail(M, N, K, sms, "a tile of rows neither one consumer's wgmma, both's, nor swapped (64 columns each)");
     if (how.bn < 64 || how.bn > 256 || how.bn % 64 != 0)
         return fail(M, N, K, sms, "a tile width of whole lines of B that wgmma's n does not take");

@@ -849,7 +849,7 @@ BUSY_LIMIT=20 BUSY_FROM=10 BUSY_SHAPES="256 256 32768 1024 1024 16384 128 4096 4
 library_cases_for() {
     echo threads; echo streams; echo graph; echo reset; echo zero; echo limits; echo "large C"; echo "large A"; echo "large B"; echo alpha0; echo earlier
     # memory of the call's own: the default pool left alone; too little of it, at a process's first call, for a
-    # copy of A and of B (34 MB each) and for the workspace of split tiles (35 MB on 132 SMs)
+    # copy of A and of B (34 MB each) and for the workspace of split tiles (17-34 MB on 132 SMs at 256 x 256 x 131072)
     if grep -q 'call_memory' "$1/kernel.cu"; then
         echo pool; echo "oom 4096 4100 4100"
         grep -q zero_kernel "$1/kernel.cu" && echo "oom 256 256 131072"

@@ -99,7 +99,7 @@ experiment() {
         step14_pingpong) what="ping-pong everywhere: the planner's candidates are one consumer's tiles only"
             shape="-s 8192"
             edits=('s/for (const int BM : { BM_BOTH, BM_ONE })$/for (const int BM : { BM_ONE })/') ;;
-        step15_swap_ab) what="no swapped tiles: the planner's candidates are step 14's"; shape="-m 16 -n 5120 -k 5120 --cold"
+        step15_swap_ab) what="no swapped tiles: step 14's tiles, with step 15's planner terms"; shape="-m 16 -n 5120 -k 5120 --cold"
             edits=('s/^    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) \/\/ swapped tiles.*/    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) if (false)/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
