@@ -1108,13 +1108,20 @@ else
         fi
         rm -f "$log.lib"
     }
+    # Each step's program first, JOBS at a time: nvcc takes seconds a step.
     for s in ${runnable[@]+"${runnable[@]}"}; do
+        while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
         half=$([ "$(bash scripts/arch.sh input "$s")" = fp16 ] && echo 1 || echo 0)
         gencode=$(bash scripts/arch.sh gencode "$s" "${ARCH:-}")
-        bin=$lib_dir/$s
         # shellcheck disable=SC2086 # gencode holds several words
-        if ! ${NVCC:-nvcc} -O2 -std=c++17 $gencode -Icommon -DHALF=$half common/test_launch.cu "$s/kernel.o" \
-            common/check.o common/half.o -o "$bin" >"$log" 2>&1; then
+        ${NVCC:-nvcc} -O2 -std=c++17 $gencode -Icommon -DHALF=$half common/test_launch.cu "$s/kernel.o" \
+            common/check.o common/half.o -o "$lib_dir/$s" >"$lib_dir/$s.log" 2>&1 &
+    done
+    wait
+    for s in ${runnable[@]+"${runnable[@]}"}; do
+        bin=$lib_dir/$s
+        if [ ! -x "$bin" ]; then
+            cp "$lib_dir/$s.log" "$log"
             fail "$s: common/test_launch.cu does not build with $s/kernel.o"
             continue
         fi
