@@ -953,10 +953,14 @@ JOBS=${JOBS:-$(cores=$(nproc 2>/dev/null || echo 1); echo $((cores < 8 ? cores :
 jobs_dir=$(mktemp -d)
 trap 'rm -rf "$log" "$jobs_dir"' EXIT
 queued=() reported=0
+# Waits until fewer than JOBS jobs run.
+job_slot() {
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+}
 queue() {
     local name=$1
     shift
-    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    job_slot
     local i=${#queued[@]}
     queued+=("$name")
     (
@@ -1110,7 +1114,7 @@ else
     }
     # Each step's program first, JOBS at a time: nvcc takes seconds a step.
     for s in ${runnable[@]+"${runnable[@]}"}; do
-        while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+        job_slot
         half=$([ "$(bash scripts/arch.sh input "$s")" = fp16 ] && echo 1 || echo 0)
         gencode=$(bash scripts/arch.sh gencode "$s" "${ARCH:-}")
         # shellcheck disable=SC2086 # gencode holds several words
