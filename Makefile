@@ -106,10 +106,11 @@ $(eval $(call RECORD,ceilings,$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY)))
 
 # scripts/plan.sh's program: the step's planner on the CPU, every candidate
 # it weighs (common/plan_show.cu). It only runs on the CPU, so it is built
-# for the step's own GPU whatever ARCH is; no default target builds it.
+# as PTX of the step's own GPU (no machine code) whatever ARCH is; no
+# default target builds it.
 %/plan: %/kernel.cu common/plan_show.cu common/plan_of.cuh common/gemm.h common/launch.cuh common/repack.cuh \
         common/timeline.cuh
-	$(NVCC) -O2 -std=c++17 $$(bash scripts/arch.sh gencode $*) -Icommon -I. -DKERNEL='"$*/kernel.cu"' \
+	$(NVCC) -O2 -std=c++17 $$(bash scripts/arch.sh gencode-host $*) -Icommon -I. -DKERNEL='"$*/kernel.cu"' \
 	    common/plan_show.cu -o $@
 
 %/main.o: %/main.c $(COMMON_HDRS) common/.build-config
@@ -159,7 +160,7 @@ help:
 	@echo 'make                  build every step the GPU (or ARCH) can run: step01_naive/run ...'
 	@echo 'make step04           build one step (or make step04_register_tile), then ./step04/run'
 	@echo 'make test             the test suite (the GPU half is skipped without a GPU;'
-	@echo '                      STEPS="05 06" tests those steps only, JOBS=4 runs 4 GPU checks at a time)'
+	@echo '                      STEPS="05 06" tests those steps only, JOBS=4 runs 4 compiles or GPU checks at a time)'
 	@echo 'make bench            scripts/run_all.sh: every step against cuBLAS, the speedup table'
 	@echo 'make ceilings         the ceilings of this GPU: FMA, mma.sync, wgmma, HBM and L2 bandwidth'
 	@echo 'make regs             registers, shared memory and spills of every kernel'

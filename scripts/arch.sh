@@ -8,6 +8,10 @@
 #                                        same line's second field)
 #   scripts/arch.sh gencode STEP [ARCH]  the step's nvcc -gencode flags, or
 #                                        "left out: <why>" when ARCH cannot run it
+#   scripts/arch.sh gencode-host STEP    flags for a program built with the
+#                                        step's kernel.cu that runs on the CPU
+#                                        only (its planner's): PTX of the step's
+#                                        architecture, no machine code to make
 #   scripts/arch.sh gencode-any [ARCH]   flags for code that runs on every GPU from
 #                                        sm_75 on, with Hopper's own instructions
 #                                        (sm_90a) where it builds for Hopper: the
@@ -81,6 +85,12 @@ gencode() {
     fi
 }
 
+gencode_host() {
+    local want
+    want=$(need "$1") || exit 2
+    echo "-gencode arch=compute_${want#sm_},code=compute_${want#sm_}"
+}
+
 gencode_any() {
     local arch=${1:-} n kind flags=""
     if [ -z "$arch" ]; then
@@ -107,6 +117,7 @@ case ${1:-} in
     need) [ $# -eq 2 ] || die "usage: arch.sh need STEP"; need "${2%/}" ;;
     input) [ $# -eq 2 ] || die "usage: arch.sh input STEP"; input "${2%/}" ;;
     gencode) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: arch.sh gencode STEP [ARCH]"; gencode "${2%/}" "${3:-}" ;;
+    gencode-host) [ $# -eq 2 ] || die "usage: arch.sh gencode-host STEP"; gencode_host "${2%/}" ;;
     gencode-any) [ $# -le 2 ] || die "usage: arch.sh gencode-any [ARCH]"; gencode_any "${2:-}" ;;
-    *) die "usage: arch.sh need STEP | arch.sh input STEP | arch.sh gencode STEP [ARCH] | arch.sh gencode-any [ARCH]" ;;
+    *) die "usage: arch.sh need STEP | arch.sh input STEP | arch.sh gencode STEP [ARCH] | arch.sh gencode-host STEP | arch.sh gencode-any [ARCH]" ;;
 esac

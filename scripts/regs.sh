@@ -16,7 +16,8 @@ usage() {
     cat <<USAGE
 usage: scripts/regs.sh [STEP...]
   STEP   a step's number (04), short name (step04) or folder; default: every step
-Environment: NVCC, NVCCFLAGS and ARCH, as make passes them (make regs).
+Environment: NVCC, NVCCFLAGS and ARCH, as make passes them (make regs);
+  JOBS compiles at a time (default: the CPU cores).
 USAGE
 }
 case ${1:-} in -h|--help) usage; exit 0 ;; -*) die regs.sh "unknown option '$1' (see --help)" ;; esac
@@ -31,24 +32,36 @@ set -- "${want[@]}"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Every step compiled at once, JOBS at a time (default: the CPU cores), each
+# to its own log; then the reports in the steps' order.
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+for step in "$@"; do
+    step=${step%/}
+    gencode=$(bash scripts/arch.sh gencode "$step" "${ARCH:-}") || exit 2
+    echo "$gencode" >"$tmp/$step.gencode"
+    [[ $gencode == left\ out:* ]] && continue
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    # shellcheck disable=SC2086 # the flag variables hold several words
+    { $NVCC $NVCCFLAGS $gencode -Icommon -Xptxas -v -c "$step/kernel.cu" -o "$tmp/$step.o" >"$tmp/$step.log" 2>&1 ||
+        rm -f "$tmp/$step.o"; } &
+done
+wait
 status=0
 printf '%-22s %-6s %-22s %5s %13s %6s %7s\n' step arch kernel regs static_smem_B stack spill_B
 compile_error=0
 for step in "$@"; do
     step=${step%/}
-    gencode=$(bash scripts/arch.sh gencode "$step" "${ARCH:-}") || exit 2
+    gencode=$(cat "$tmp/$step.gencode")
     if [[ $gencode == left\ out:* ]]; then
         echo "$step: $gencode"
         continue
     fi
-    # shellcheck disable=SC2086 # the flag variables hold several words
-    if ! $NVCC $NVCCFLAGS $gencode -Icommon -Xptxas -v -c "$step/kernel.cu" \
-        -o "$tmp/kernel.o" >"$tmp/ptxas.log" 2>&1; then
-        echo "$step: does not compile: $(grep -m 1 -iE 'error' "$tmp/ptxas.log" || head -n 1 "$tmp/ptxas.log")"
+    if [ ! -f "$tmp/$step.o" ]; then
+        echo "$step: does not compile: $(grep -m 1 -iE 'error' "$tmp/$step.log" || head -n 1 "$tmp/$step.log")"
         compile_error=1
         continue
     fi
-    demangle <"$tmp/ptxas.log" | awk -v step="$step" '
+    demangle <"$tmp/$step.log" | awk -v step="$step" '
         /Compiling entry function/ {
             name = $0; sub(/.*function .?/, "", name); sub(/.? for .*/, "", name)
             sub(/^void /, "", name); sub(/\(.*/, "", name)

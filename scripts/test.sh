@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 case ${1:-} in
     -h|--help)
         echo 'usage: scripts/test.sh (or make test), STEPS="05 06" for those steps only,'
-        echo '       JOBS=N for N GPU checks at a time (default: the CPU cores, at most 8)'
+        echo '       JOBS=N for N compiles or GPU checks at a time (default: the CPU cores, at most 8)'
         echo 'Closes with "N passed, N failed, N skipped"; exits 1 if anything failed.'
         exit 0 ;;
     ?*) echo "test.sh: unknown argument '$1' (see --help); STEPS=\"05 06\" picks steps" >&2; exit 2 ;;
@@ -24,6 +24,14 @@ if [ -n "${JOBS:-}" ] && ! [[ $JOBS =~ ^[1-9][0-9]{0,2}$ ]]; then
     echo "test.sh: JOBS=$JOBS is not a number of jobs from 1 to 999" >&2
     exit 2
 fi
+
+# The compiles (nvcc takes tens of seconds a step) and the GPU checks run
+# JOBS at a time (default: the CPU cores, at most 8).
+JOBS=${JOBS:-$(cores=$(nproc 2>/dev/null || echo 1); echo $((cores < 8 ? cores : 8)))}
+# Waits until fewer than JOBS jobs run.
+job_slot() {
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+}
 
 passed=0 failed=0 skipped=0
 log=$(mktemp)
@@ -52,11 +60,13 @@ done
 [ ${#steps[@]} -gt 0 ] || { echo "test.sh: STEPS=$STEPS names no step" >&2; exit 2; }
 
 echo "== build"
-# Everything at once first (make -j runs it in parallel), then each step on
-# its own, which is up to date by then or shows that step's error. A step
-# the build's ARCH cannot run is left out by the Makefile: its checks are
-# skipped, with the reason, once.
-$MAKE -k --no-print-directory "${steps[@]}" >/dev/null 2>&1
+# Everything at once first, JOBS at a time (or in the job slots of a make
+# -j that runs this), then each step on its own, which is up to date by
+# then or shows that step's error. A step the build's ARCH cannot run is
+# left out by the Makefile: its checks are skipped, with the reason, once.
+parallel=-j$JOBS
+[[ ${MAKEFLAGS:-} == *jobserver* ]] && parallel=
+$MAKE -k $parallel --no-print-directory "${steps[@]}" >/dev/null 2>&1
 built=()
 declare -A left_out
 for s in "${steps[@]}"; do
@@ -103,7 +113,7 @@ fi
 echo "== registers: no spills, no local memory"
 # ptxas reports on machine code only: a PTX-only build (ARCH=compute_NN) has
 # none to report on, and a report of no kernel at all is no pass.
-$MAKE --no-print-directory regs STEPS="${steps[*]}" >"$log" 2>&1
+JOBS=$JOBS $MAKE --no-print-directory regs STEPS="${steps[*]}" >"$log" 2>&1
 rc=$?
 kernels=$(grep -c '^step.*gemm_kernel' "$log")
 case $rc in
@@ -208,26 +218,31 @@ echo "== planner (no GPU needed)"
 # A step with a planner (plan() in its kernel.cu) has every plan walked on
 # the CPU over shapes and SM counts (common/test_plan.cu): every k-tile
 # multiplied once, every partial sum counted once, one part storing a tile.
-planned=0
+# The programs first, JOBS at a time, as PTX: they run on the CPU only.
+planned=() plan_dir=$(mktemp -d)
 for s in "${built[@]}"; do
     grep -q '^static launch_plan plan(' "$s/kernel.cu" || continue
-    planned=$((planned + 1))
-    gencode=$(bash scripts/arch.sh gencode "$s" "${ARCH:-}")
-    # shellcheck disable=SC2086 # gencode holds several words
-    if ${NVCC:-nvcc} -O2 -std=c++17 $gencode -Icommon -I. -DKERNEL="\"$s/kernel.cu\"" common/test_plan.cu \
-           -o "$log.plan" >"$log" 2>&1; then
-        if "$log.plan" >"$log" 2>&1; then
+    planned+=("$s")
+    job_slot
+    # shellcheck disable=SC2046 # the flags are several words
+    ${NVCC:-nvcc} -O2 -std=c++17 $(bash scripts/arch.sh gencode-host "$s") -Icommon -I. -DKERNEL="\"$s/kernel.cu\"" \
+        common/test_plan.cu -o "$plan_dir/$s" >"$plan_dir/$s.log" 2>&1 &
+done
+wait
+for s in ${planned[@]+"${planned[@]}"}; do
+    if [ -x "$plan_dir/$s" ]; then
+        if "$plan_dir/$s" >"$log" 2>&1; then
             pass "$s: $(tail -n 1 "$log" | sed 's/^PASS  //')"
         else
             fail "$s: common/test_plan"
             head -n 10 "$log" | sed 's/^/      /'
         fi
     else
+        cp "$plan_dir/$s.log" "$log"
         fail "$s: common/test_plan.cu does not build with $s/kernel.cu"
-        tail -n 5 "$log" | sed 's/^/      /'
     fi
-    rm -f "$log.plan"
 done
+rm -rf "$plan_dir"
 # scripts/plan.sh on the first step built with a planner: a line per
 # candidate, the pick the one of the least time.
 for s in "${built[@]}"; do
@@ -248,7 +263,7 @@ for s in "${built[@]}"; do
     rm -f "$log.out"
     break
 done
-if [ "$planned" -eq 0 ] && grep -q '^static launch_plan plan(' "${all_steps[@]/%//kernel.cu}" 2>/dev/null; then
+if [ ${#planned[@]} -eq 0 ] && grep -q '^static launch_plan plan(' "${all_steps[@]/%//kernel.cu}" 2>/dev/null; then
     skip "the planner: no step with one was built"
 fi
 
@@ -943,20 +958,15 @@ library_sanitized_job() {
     sanitizer_clean "$tool" "$@" && ! grep -q '^FAIL' "$log"
 }
 
-# The GPU checks run as jobs, JOBS at a time (default: the CPU cores, at
-# most 8). Most of a checked run's time is the CPU's (starting CUDA and
-# cuBLAS, the reference sums); the GPU runs one process's kernels at a time
-# whatever the number of processes, so each result is what it would be
-# alone. Each job's output goes to its own $log; it passes if it returns 0.
-# Results are reported in the order the jobs were queued, as they come in.
-JOBS=${JOBS:-$(cores=$(nproc 2>/dev/null || echo 1); echo $((cores < 8 ? cores : 8)))}
+# The GPU checks run as jobs, JOBS at a time. Most of a checked run's time
+# is the CPU's (starting CUDA and cuBLAS, the reference sums); the GPU runs
+# one process's kernels at a time whatever the number of processes, so each
+# result is what it would be alone. Each job's output goes to its own $log;
+# it passes if it returns 0. Results are reported in the order the jobs
+# were queued, as they come in.
 jobs_dir=$(mktemp -d)
 trap 'rm -rf "$log" "$jobs_dir"' EXIT
 queued=() reported=0
-# Waits until fewer than JOBS jobs run.
-job_slot() {
-    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-}
 queue() {
     local name=$1
     shift
