@@ -1224,6 +1224,10 @@ else
             fail "$s --launches: want launches=BLOCKSxTHREADS/cN/sBYTES, from CUPTI"
         fi
     done
+    # The programs with stamps first, JOBS at a time (timeline.sh builds one if it is not there, and says why not).
+    timelines=()
+    for s in ${runnable[@]+"${runnable[@]}"}; do [ "$((10#${s:4:2}))" -ge 10 ] && timelines+=("$s/timeline"); done
+    [ ${#timelines[@]} -gt 0 ] && $MAKE -k $parallel --no-print-directory "${timelines[@]}" >/dev/null 2>&1
     for s in ${runnable[@]+"${runnable[@]}"}; do
         [ "$((10#${s:4:2}))" -ge 10 ] || continue
         # 1024^3 in 128-row tiles: 8 rows of them, every consumer stamps multiply, store and done
