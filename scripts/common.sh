@@ -8,6 +8,11 @@ esac
 # One line on stderr, exit 2: die SCRIPT MESSAGE
 die() { echo "$1: $2" >&2; exit 2; }
 
+# Waits until fewer than N of this shell's jobs run: job_slot N
+job_slot() {
+    while [ "$(jobs -rp | wc -l)" -ge "$1" ]; do wait -n; done
+}
+
 # Option $2's value $3 must be a decimal integer from 1 to 2^30, the most
 # any step takes for a side (an optional +, digits): positive_int SCRIPT
 # OPTION [VALUE ...]

@@ -34,13 +34,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Every step compiled at once, JOBS at a time (default: the CPU cores), each
 # to its own log; then the reports in the steps' order.
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+declare -A gencodes
 for step in "$@"; do
     step=${step%/}
     gencode=$(bash scripts/arch.sh gencode "$step" "${ARCH:-}") || exit 2
-    echo "$gencode" >"$tmp/$step.gencode"
+    gencodes[$step]=$gencode
     [[ $gencode == left\ out:* ]] && continue
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    job_slot "${JOBS:-$(nproc 2>/dev/null || echo 1)}"
     # shellcheck disable=SC2086 # the flag variables hold several words
     { $NVCC $NVCCFLAGS $gencode -Icommon -Xptxas -v -c "$step/kernel.cu" -o "$tmp/$step.o" >"$tmp/$step.log" 2>&1 ||
         rm -f "$tmp/$step.o"; } &
@@ -51,7 +51,7 @@ printf '%-22s %-6s %-22s %5s %13s %6s %7s\n' step arch kernel regs static_smem_B
 compile_error=0
 for step in "$@"; do
     step=${step%/}
-    gencode=$(cat "$tmp/$step.gencode")
+    gencode=${gencodes[$step]}
     if [[ $gencode == left\ out:* ]]; then
         echo "$step: $gencode"
         continue

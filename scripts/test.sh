@@ -26,12 +26,8 @@ if [ -n "${JOBS:-}" ] && ! [[ $JOBS =~ ^[1-9][0-9]{0,2}$ ]]; then
 fi
 
 # The compiles (nvcc takes tens of seconds a step) and the GPU checks run
-# JOBS at a time (default: the CPU cores, at most 8).
+# JOBS at a time (default: the CPU cores, at most 8): job_slot "$JOBS".
 JOBS=${JOBS:-$(cores=$(nproc 2>/dev/null || echo 1); echo $((cores < 8 ? cores : 8)))}
-# Waits until fewer than JOBS jobs run.
-job_slot() {
-    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-}
 
 passed=0 failed=0 skipped=0
 log=$(mktemp)
@@ -223,7 +219,7 @@ planned=() plan_dir=$(mktemp -d)
 for s in "${built[@]}"; do
     grep -q '^static launch_plan plan(' "$s/kernel.cu" || continue
     planned+=("$s")
-    job_slot
+    job_slot "$JOBS"
     # shellcheck disable=SC2046 # the flags are several words
     ${NVCC:-nvcc} -O2 -std=c++17 $(bash scripts/arch.sh gencode-host "$s") -Icommon -I. -DKERNEL="\"$s/kernel.cu\"" \
         common/test_plan.cu -o "$plan_dir/$s" >"$plan_dir/$s.log" 2>&1 &
@@ -970,7 +966,7 @@ queued=() reported=0
 queue() {
     local name=$1
     shift
-    job_slot
+    job_slot "$JOBS"
     local i=${#queued[@]}
     queued+=("$name")
     (
@@ -1124,7 +1120,7 @@ else
     }
     # Each step's program first, JOBS at a time: nvcc takes seconds a step.
     for s in ${runnable[@]+"${runnable[@]}"}; do
-        job_slot
+        job_slot "$JOBS"
         half=$([ "$(bash scripts/arch.sh input "$s")" = fp16 ] && echo 1 || echo 0)
         gencode=$(bash scripts/arch.sh gencode "$s" "${ARCH:-}")
         # shellcheck disable=SC2086 # gencode holds several words
@@ -1224,12 +1220,12 @@ else
             fail "$s --launches: want launches=BLOCKSxTHREADS/cN/sBYTES, from CUPTI"
         fi
     done
-    # The programs with stamps first, JOBS at a time (timeline.sh builds one if it is not there, and says why not).
-    timelines=()
-    for s in ${runnable[@]+"${runnable[@]}"}; do [ "$((10#${s:4:2}))" -ge 10 ] && timelines+=("$s/timeline"); done
-    [ ${#timelines[@]} -gt 0 ] && $MAKE -k $parallel --no-print-directory "${timelines[@]}" >/dev/null 2>&1
-    for s in ${runnable[@]+"${runnable[@]}"}; do
-        [ "$((10#${s:4:2}))" -ge 10 ] || continue
+    # The steps with stamps (10 on), their programs first, JOBS at a time (timeline.sh builds one if it is not
+    # there, and says why not).
+    stamped=()
+    for s in ${runnable[@]+"${runnable[@]}"}; do [ "$((10#${s:4:2}))" -ge 10 ] && stamped+=("$s"); done
+    [ ${#stamped[@]} -gt 0 ] && $MAKE -k $parallel --no-print-directory "${stamped[@]/%//timeline}" >/dev/null 2>&1
+    for s in ${stamped[@]+"${stamped[@]}"}; do
         # 1024^3 in 128-row tiles: 8 rows of them, every consumer stamps multiply, store and done
         if bash scripts/timeline.sh "${s%%_*}" -s 1024 --stamps "$log.txt" >"$log.out" 2>"$log" &&
             awk 'NR > 1 && NF == 5 { k[$4]++ } END { exit !(k[0] >= 8 && k[2] >= 8 && k[3] >= 8) }' "$log.txt" &&
