@@ -14,33 +14,31 @@
  *   wide (wgmma's n). The accumulators hold Cᵀ: a thread's values go
  *   straight to C, 8 lanes a row's 8 columns, with no pass through shared
  *   memory; C is a few rows, its bytes a small part of the weights'.
- * - K split over a cluster (KSPLIT): where a swapped tile's blocks are
- *   clustered, each of the cluster's two blocks multiplies half the tile's
- *   k-tiles; each puts its sums in its own shared memory, and after a
- *   cluster barrier rank 0 reads the other's (ld.shared::cluster) and adds
- *   them in rank order: deterministic, with no workspace, no zero_kernel
- *   and no trip through L2 (step 11's fixup). The second block leaves only
- *   after the last barrier, when its sums have been read.
- * - The planner weighs the swapped tiles beside step 14's, on blocks alone
- *   (step 11's splits) and in clusters, with two terms measured here
- *   (results/h200/step15_split.txt): an SM draws at most its share of L2's
- *   rate, as if every SM drew (32 blocks reading a 32 MB B took 22 us,
- *   128 took 18), and a split pays SPLIT_US for zero_kernel and its trips
- *   through L2 (a cluster's split was 0.2-4.9 us faster than the model's
- *   pick on blocks alone in 9 of 10 forced pairs, 3.4 us slower in one).
- *   Clusters of four were slower than of two in 3 of 4 shapes. Every
- *   candidate also pays FIXED_US, a launch with nothing to multiply (1 x 8
- *   x 8: 4.9 us): it moves no pick, but scripts/plan.sh's microseconds now
- *   compare with a run's (1 x 4096 x 4096 cold: 13.8 modelled, 18.3 run).
+ * - K split over a cluster (KSPLIT): a swapped tile is a cluster's. Each
+ *   of its two blocks multiplies half the tile's k-tiles and puts its sums
+ *   in its own shared memory; after a cluster barrier rank 0 reads the
+ *   other's (ld.shared::cluster) and adds them in rank order:
+ *   deterministic, with no workspace, no zero_kernel and no trip through
+ *   L2 (step 11's fixup). The second block leaves only after the last
+ *   barrier, when its sums have been read.
+ * - The planner weighs the swapped tiles, where clusters fit, beside step
+ *   14's, with two terms measured here (results/h200/step15_split.txt): an
+ *   SM draws at most its share of L2's rate, as if every SM drew (32
+ *   blocks reading a 32 MB B took 22 us, 128 took 18), and a split pays
+ *   SPLIT_US for zero_kernel and its trips through L2 (a cluster's split
+ *   was 0.2-4.9 us faster than the model's pick on blocks alone in 9 of 10
+ *   forced pairs, 3.4 us slower in one). Clusters of four were slower
+ *   than of two in 3 of 4 shapes. Every candidate also pays FIXED_US, a
+ *   launch with nothing to multiply (1 x 8 x 8: 4.9 us): it moves no pick,
+ *   but scripts/plan.sh's microseconds compare with a run's.
  *
  * Why it is faster: where rows are few, the time is the weights' bytes;
  * the split spreads their reading over the SMs, and a cluster's split
- * costs less than a split through L2. The swapped tile itself saves
- * multiplies the weights' bytes hid anyway: on 24 decode rows step 15 ran
- * within -6% and +2% of step 14 (12288 x 4096 4-6% slower with the same
- * grid and k-tiles, cause not found; results/h200/step15_split.txt), and
- * gains where the cluster's split or the split term chose differently
- * (16 x 8192 x 8192, 128 x 4096 x 4096: results/h200/shapes_15.txt).
+ * costs less than a split through L2. The swapped tile alone saves only
+ * multiplies the weights' bytes hid anyway: on blocks alone, on 24 decode
+ * rows, it ran within -6% and +2% of step 14's tiles on the same grid
+ * (results/h200/step15_split.txt), so it is taken only in a cluster, for
+ * its split.
  *
  * What limits it now: fixed costs. A cold 32 MB of weights (4096 x 4096)
  * takes about 18 us where HBM's read rate needs 7.3: the launch, the
@@ -447,7 +445,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     // Swapped tiles in clusters: one tile a cluster, each block a slice of its k-tiles (plan), the sums added through
     // distributed shared memory. `cluster`: the blocks that share the copies of B, 1 or CLUSTER (plan).
-    constexpr bool KSPLIT = SWAP && CLUSTER_BLOCKS > 1;
+    constexpr bool KSPLIT = SWAP;
+    static_assert(!SWAP || (CLUSTER_BLOCKS > 1 && !SPLIT), "a swapped tile is a cluster's, its k-tiles split over it");
     constexpr int cluster = KSPLIT ? 1 : CLUSTER_BLOCKS;
     // the block's cluster u of `units` (the grid's), and its rank in it
     const int u = blockIdx.x / CLUSTER_BLOCKS, units = gridDim.x / CLUSTER_BLOCKS, rank = blockIdx.x % CLUSTER_BLOCKS;
@@ -573,7 +572,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                 const size_t x = (size_t)own(head + member * size) * CONSUMERS + half;
                 return reinterpret_cast<float4 *>(s.partials) + x * FN * WARPGROUP + threadIdx.x % WARPGROUP;
             };
-            const bool rows = __all_sync(~0u, m0 + (SWAP ? 0 : wm) < M); // a warp's rows in C (a vote: uniform)
+            const bool rows = __all_sync(~0u, m0 + wm < M); // a warp's rows in C (a vote: uniform)
             if (rows)
 #pragma unroll
                 for (int j = 0; j < FN; ++j)
@@ -708,19 +707,12 @@ static auto kernel_of(int bn, int cluster, bool vec, bool split)
                              : kernel_for<BM, BN_NARROWEST, 1>(vec, split);
 }
 
-// gemm_kernel for swapped tiles of BM rows (its stores one float at a time): blocks alone, split or not, or a tile's
-// k-tiles on a cluster of CLUSTER.
-template <int BM>
-static auto kernel_swapped_of(int cluster, bool split)
+// gemm_kernel for swapped tiles of bm rows, a tile's k-tiles on a cluster of CLUSTER (its stores one float at a time).
+static auto kernel_swapped(int bm)
 {
-    return cluster == CLUSTER ? kernel_for<BM, BN_SWAP, CLUSTER>(false, false) : kernel_for<BM, BN_SWAP, 1>(false, split);
-}
-
-static auto kernel_swapped(int bm, int cluster, bool split)
-{
-    return bm == BM_FEW     ? kernel_swapped_of<BM_FEW>(cluster, split)
-           : bm == BM_FEWER ? kernel_swapped_of<BM_FEWER>(cluster, split)
-                            : kernel_swapped_of<BM_FEWEST>(cluster, split);
+    return bm == BM_FEW     ? gemm_kernel<BM_FEW, BN_SWAP, false, false, CLUSTER>
+           : bm == BM_FEWER ? gemm_kernel<BM_FEWER, BN_SWAP, false, false, CLUSTER>
+                            : gemm_kernel<BM_FEWEST, BN_SWAP, false, false, CLUSTER>;
 }
 
 // How many clusters of CLUSTER fit on the GPU at once, launched by `config` (the runtime's occupancy query, once per
@@ -767,7 +759,7 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
     // The candidates, tiles BM x BN, on `units` clusters of `cluster` blocks: a tile cluster x BM rows, B shared out.
     // Swapped tiles in clusters: a tile BM rows, its k-tiles on the cluster's blocks, B not shared.
     const auto candidates = [&](int BM, int BN, int cluster, int units) {
-        const bool ksplit = BM < WGMMA_M && cluster > 1;
+        const bool ksplit = BM < WGMMA_M; // swapped: a tile a cluster, its k-tiles over the cluster's blocks
         const int rows = ksplit ? BM : cluster * BM, tiles = ((M + rows - 1) / rows) * ((N + BN - 1) / BN);
         const double mma_us = K_TILE_US + (cluster > 1 && !ksplit) * CLUSTER_US + 2.0 * BM * BN * BK / MMA_FLOPS_US;
         const double a_bytes = min(M, BM) * BK * 2.0 * (a_sectors ? 1 : OFF_SECTOR);
@@ -817,9 +809,9 @@ static launch_plan plan(int M, int N, int K, int sms, bool a_sectors, bool b_sec
         for (const int BN : { BN_WIDE, BN_FIT, BN_NARROW, BN_NARROWEST })
             for (int cluster = 1; cluster <= (fit > 0 && BN > BN_NARROWEST ? CLUSTER : 1); cluster *= CLUSTER)
                 candidates(BM, BN, cluster, cluster == 1 ? sms : fit);
-    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) // swapped tiles, on blocks alone or a tile a cluster
-        for (int cluster = 1; cluster <= (fit > 0 ? CLUSTER : 1); cluster *= CLUSTER)
-            candidates(BM, BN_SWAP, cluster, cluster == 1 ? sms : fit);
+    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) // swapped tiles, a tile a cluster, where clusters fit
+        if (fit > 0)
+            candidates(BM, BN_SWAP, CLUSTER, fit);
     return best;
 }
 
@@ -851,7 +843,7 @@ extern "C" int gemm_launch(int M, int N, int K, float alpha, const void *A,
         !tensor_map(map_last, A, M, K, lda, M - (M - 1) / how.bm * how.bm, BK))
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
-    const auto kernel = how.bm < WGMMA_M  ? kernel_swapped(how.bm, how.cluster, how.split)
+    const auto kernel = how.bm < WGMMA_M  ? kernel_swapped(how.bm)
                         : how.bm == BM_ONE ? kernel_of<BM_ONE>(how.bn, how.cluster, vec, how.split)
                                            : kernel_of<BM_BOTH>(how.bn, how.cluster, vec, how.split);
     // A block may use more than 48 KB of shared memory only if asked; an
