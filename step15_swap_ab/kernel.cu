@@ -25,12 +25,12 @@
  *   14's, with two terms measured here (results/h200/step15_split.txt): an
  *   SM draws at most its share of L2's rate, as if every SM drew (32
  *   blocks reading a 32 MB B took 22 us, 128 took 18), and a split pays
- *   SPLIT_US for zero_kernel and its trips through L2 (a cluster's split
- *   was 0.2-4.9 us faster than the model's pick on blocks alone in 9 of 10
- *   forced pairs, 3.4 us slower in one). Clusters of four were slower
- *   than of two in 3 of 4 shapes. Every candidate also pays FIXED_US, a
- *   launch with nothing to multiply (1 x 8 x 8: 4.9 us): it moves no pick,
- *   but scripts/plan.sh's microseconds compare with a run's.
+ *   SPLIT_US for zero_kernel and its trips through L2 (on 11 decode rows,
+ *   with 2 us, splits through L2 ran 3.1 us over the model, a median, and
+ *   a cluster's splits 0.1). Clusters of four were slower than of two in
+ *   3 of 4 shapes. Every candidate also pays FIXED_US, a launch with
+ *   nothing to multiply (1 x 8 x 8: 4.9 us): it moves no pick, but
+ *   scripts/plan.sh's microseconds compare with a run's.
  *
  * Why it is faster: where rows are few, the time is the weights' bytes;
  * the split spreads their reading over the SMs, and a cluster's split
@@ -94,7 +94,7 @@ constexpr double FIXUP_US = 10.0;      // a level of the fixup, 128 x 256 sums w
 constexpr double L2_SIZE = 50e6;       // bytes of L2 (H100, H200): operands that fit are read from memory once
 constexpr double CLUSTER_US = 0.1;     // a cluster's k-tile waits for the slower of its blocks
 constexpr double OFF_SECTOR = 1.6;     // L2's cost per byte of a row off 32-byte sectors, against one on them
-constexpr double SPLIT_US = 2.0;       // a split's own costs: zero_kernel, the fixup's trips through L2 (not a cluster's)
+constexpr double SPLIT_US = 5.0;       // a split's own costs: zero_kernel, the fixup's trips through L2 (not a cluster's)
 constexpr double FIXED_US = 5.0;       // every launch's: the harness's time of 1 x 8 x 8, nothing to multiply
 
 constexpr int CONSUMERS = 2;                          // warpgroups that multiply, each its own tiles, in turn
