@@ -28,8 +28,8 @@
  * Warps sit (BM / WM) x (BN / WN) over the tile, lanes (WM / TM) x (WN / TN)
  * over the warp tile.
  *
- * Measured: 46.27 TFLOPS, 91.8% of cuBLAS SGEMM, 4.76x step 03
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
+ * Measured: 46.25 TFLOPS, 90.3% of cuBLAS SGEMM, 4.75x step 03
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
 #include "launch.cuh"

@@ -31,8 +31,8 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 307.18 TFLOPS, 55.7% of cuBLAS GemmEx, 1.04x step 05
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
+ * Measured: 312.63 TFLOPS, 56.7% of cuBLAS GemmEx, 1.05x step 05
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
 #include "launch.cuh"

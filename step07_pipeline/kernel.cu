@@ -41,8 +41,8 @@
  * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 401.08 TFLOPS, 74.4% of cuBLAS GemmEx, 1.31x step 06
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
+ * Measured: 415.15 TFLOPS, 76.7% of cuBLAS GemmEx, 1.33x step 06
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
 #include "launch.cuh"

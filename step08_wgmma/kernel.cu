@@ -57,8 +57,8 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory.
  *
- * Measured: 570.38 TFLOPS, 106.8% of cuBLAS GemmEx, 1.42x step 07
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
+ * Measured: 579.85 TFLOPS, 105.1% of cuBLAS GemmEx, 1.40x step 07
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
 #include "launch.cuh"

@@ -53,8 +53,8 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 585.86 TFLOPS, 107.0% of cuBLAS GemmEx, 1.03x step 08
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
+ * Measured: 596.90 TFLOPS, 108.4% of cuBLAS GemmEx, 1.03x step 08
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
 #include "launch.cuh"

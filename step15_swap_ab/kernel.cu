@@ -41,17 +41,18 @@
  * its split.
  *
  * What limits it now: fixed costs. A cold 32 MB of weights (4096 x 4096)
- * takes about 18 us where HBM's read rate needs 7.3: the launch, the
- * first copies' latency from memory, the split's fixup. cuBLAS's kernel
- * for it takes about 15.5. Where the weights are 90-160 MB, both read at
+ * takes 14-15 us at 1 to 8 rows where HBM's read rate needs 7.3: the
+ * launch, the first copies' latency from memory, the cluster's sums.
+ * cuBLAS's kernel takes about 15.5. At 64 and 128 rows cuBLAS is 15-30%
+ * faster on 32-52 MB. Where the weights are 90-160 MB, both read at
  * 2.9-3.9 TB/s, 63-84% of HBM's read ceiling. Overlapping the previous
  * kernel's tail (programmatic dependent launch) was not tried.
  *
  * Launch: as step 14's; swapped tiles in clusters of CLUSTER where the
  * planner takes them: two blocks a tile, one round of tiles.
  *
- * Measured: 597.89 TFLOPS, 111.1% of cuBLAS GemmEx, 0.99x step 14
- * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-01).
+ * Measured: 610.38 TFLOPS, 113.2% of cuBLAS GemmEx, 1.01x step 14
+ * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
 #include "launch.cuh"
