@@ -22,14 +22,14 @@ export ARCH
 
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xptxas -warn-spills,-warn-lmem-usage
 CFLAGS ?= -O3 -std=c11 -Wall -Wextra -Wpedantic
-LDLIBS := -lcublas -ldl
+LDLIBS := -lcublasLt -lcublas -ldl
 # gemm.h names cudaStream_t: the C files see the toolkit's headers, as system headers.
 CUDA_INCLUDE := -isystem $(CUDA_PATH)/include
 
 ALL_STEPS := $(sort $(patsubst %/main.c,%,$(wildcard step[0-9][0-9]_*/main.c)))
 SHORT = $(firstword $(subst _, ,$(1)))
 COMMON_HDRS := $(wildcard common/*.h)
-COMMON_OBJS := common/half.o common/options.o common/step.o common/check.o common/harness.o common/flush.o
+COMMON_OBJS := common/half.o common/fp8.o common/options.o common/step.o common/check.o common/harness.o common/flush.o
 # Code for any GPU from sm_75 on (Hopper's own where ARCH is Hopper): the
 # harness's flush kernel, and ceilings/.
 GENCODE_ANY := $(shell bash scripts/arch.sh gencode-any $(ARCH))
@@ -123,7 +123,7 @@ common/flush.o: common/flush.cu common/.build-config
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY) -c $< -o $@
 
 # The harness's unit tests: plain C, no GPU needed (the toolkit's headers only).
-common/test_common: common/test_common.c common/half.o common/options.o common/step.o common/check.o
+common/test_common: common/test_common.c common/half.o common/fp8.o common/options.o common/step.o common/check.o
 	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -o $@ $^ -lm
 
 # The machine's own ceilings (ceilings/ceilings.cu): make ceilings measures them.

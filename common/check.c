@@ -25,6 +25,18 @@ void fill_random(float *x, size_t n, uint64_t *state, int round_to_half)
     }
 }
 
+void fill_blocks(float *x, int rows, int cols, int block_rows, uint64_t *state)
+{
+    fill_random(x, (size_t)rows * cols, state, 0);
+    for (int r0 = 0; r0 < rows; r0 += block_rows)
+        for (int c0 = 0; c0 < cols; c0 += 128) {
+            const float size = exp2f((float)(next_random(state) >> 40) * 0x1p-24f * 6.0f - 3.0f);
+            for (int r = r0; r < rows && r < r0 + block_rows; r++)
+                for (int c = c0; c < cols && c < c0 + 128; c++)
+                    x[(size_t)r * cols + c] *= size;
+        }
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     const int x = *(const int *)a, y = *(const int *)b;
@@ -66,25 +78,48 @@ int sample_few(int n, uint64_t seed, int *idx)
     return sort_unique(idx, count);
 }
 
+/* FP8's scale of A's element (i, k) and of B's (k, j) (check.h); 1 otherwise. */
+static double scale_a(const struct gemm_data *d, int i, int k)
+{
+    return d->sa ? d->sa[(size_t)(k / 128) * d->M + i] : 1.0;
+}
+
+static double scale_b(const struct gemm_data *d, int k, int j)
+{
+    return d->sb ? d->sb[(size_t)(j / 128) * ((d->K + 127) / 128) + k / 128] : 1.0;
+}
+
+size_t norms_size(const struct gemm_data *d, int n)
+{
+    return (size_t)n * (d->sa ? (size_t)(d->K + 127) / 128 + 1 : 1);
+}
+
+/* The 2-norms of A's rows and B's columns, and for FP8 of each block's (check.h). */
 void compute_norms(const struct gemm_data *d, double *a_norm, double *b_norm)
 {
-    for (int i = 0; i < d->M; i++) {
-        double s = 0.0;
+    const int M = d->M, N = d->N, blocks = d->sa ? (d->K + 127) / 128 : 0;
+    for (size_t e = 0; e < norms_size(d, M); e++)
+        a_norm[e] = 0.0;
+    for (size_t e = 0; e < norms_size(d, N); e++)
+        b_norm[e] = 0.0;
+    for (int i = 0; i < M; i++)
         for (int k = 0; k < d->K; k++) {
-            const double a = d->A[(size_t)i * d->K + k];
-            s += a * a;
+            const double a = d->A[(size_t)i * d->K + k] * scale_a(d, i, k);
+            a_norm[i] += a * a;
+            if (blocks)
+                a_norm[M + (size_t)(k / 128) * M + i] += a * a;
         }
-        a_norm[i] = sqrt(s);
-    }
-    for (int j = 0; j < d->N; j++)
-        b_norm[j] = 0.0;
     for (int k = 0; k < d->K; k++)
-        for (int j = 0; j < d->N; j++) {
-            const double b = d->B[(size_t)k * d->N + j];
+        for (int j = 0; j < N; j++) {
+            const double b = d->B[(size_t)k * N + j] * scale_b(d, k, j);
             b_norm[j] += b * b;
+            if (blocks)
+                b_norm[N + (size_t)(k / 128) * N + j] += b * b;
         }
-    for (int j = 0; j < d->N; j++)
-        b_norm[j] = sqrt(b_norm[j]);
+    for (size_t e = 0; e < norms_size(d, M); e++)
+        a_norm[e] = sqrt(a_norm[e]);
+    for (size_t e = 0; e < norms_size(d, N); e++)
+        b_norm[e] = sqrt(b_norm[e]);
 }
 
 /* The tolerance is u times a factor times the scale |alpha| ||a_i|| ||b_j|| +
@@ -116,11 +151,31 @@ void compute_norms(const struct gemm_data *d, double *a_norm, double *b_norm)
  * The factor gets sqrt(K) / 4 more, which with its 8 covers 2^36 elements
  * up to K = 640,000. Measured against cuBLAS GemmEx: 0.09 sqrt(K).
  *
- * Both factors keep 8 for the epilogue's roundings (alpha times the sum,
+ * FP8 sums, on the scaled values. A run of 32 products of e4m3 values
+ * (exact: 4 significant bits each) and the accumulator are added aligned to
+ * the largest term's exponent, each cut toward zero 13 bits below it
+ * (results/h200/fp8_probes.txt: a term 2^-13 of the largest counts, 2^-14
+ * does not), and every 128 products that sum is scaled and added to a
+ * float. Each cut is up to 2^-13 of the largest term, with the term's sign:
+ * random signs cancel in part. That rule, simulated on uniform inputs
+ * (fp8_sum in test_common.c), errs by 0.82 2^-13 ||a|| ||b|| / sqrt(K)
+ * r.m.s. from K = 128 to 2^17, and at most 7.4 times that over 8192
+ * elements, at K = 100 (runs of fewer terms: longer tails). Blocks of
+ * different sizes (fill_blocks) err by their own sizes: 2^-13 / sqrt(128)
+ * times the root of the sum over blocks b of (||a_b|| ||b_b||)^2, which for
+ * blocks alike is ||a|| ||b|| / sqrt(K). For 2^36 elements and two kernels
+ * compared the tolerance takes FP8_CUTS = 24 of that beside the float's 8
+ * (factor: for blocks alike).
+ *
+ * Each factor keeps 8 for the epilogue's roundings (alpha times the sum,
  * plus beta c) and for tiny K. The check treats the data as the harness
  * makes it: for inputs of one sign, or with structure, these are not bounds. */
+#define FP8_CUTS 24.0
+
 static double factor(enum summation sum, double K)
 {
+    if (sum == SUM_FP8)
+        return 8.0 + (K > 0 ? 0x1p11 * FP8_CUTS / sqrt(K) : 0.0);
     return sum == SUM_TRUNCATED ? 8.0 + sqrt(K) / 4.0 : 8.0;
 }
 
@@ -131,7 +186,14 @@ double tolerance(const struct gemm_data *d, const double *a_norm, const double *
     double scale = fabs((double)d->alpha) * a_norm[i] * b_norm[j];
     if (d->beta != 0.0f)
         scale += fabs((double)d->beta * d->C0[(size_t)i * d->N + j]);
-    return factor(d->sum, d->K) * u * scale;
+    if (d->sum != SUM_FP8)
+        return factor(d->sum, d->K) * u * scale;
+    double blocks = 0.0; /* FP8's cuts, block by block */
+    for (int b = 0; b < (d->K + 127) / 128; b++) {
+        const double t = a_norm[d->M + (size_t)b * d->M + i] * b_norm[d->N + (size_t)b * d->N + j];
+        blocks += t * t;
+    }
+    return 8.0 * u * scale + FP8_CUTS * 0x1p-13 / sqrt(128.0) * fabs((double)d->alpha) * sqrt(blocks);
 }
 
 /* Where the check stops seeing a missing run of 8 products. Such a run is a
@@ -204,7 +266,7 @@ void check_reference(const struct gemm_data *d, const double *a_norm, const doub
                      const float *got, const int *rows, int nrows, const int *cols, int ncols,
                      struct check_result *r)
 {
-    const int K = d->K;
+    const int K = d->K, block = d->sa ? 128 : K;
     float *bt = check_alloc(sizeof(float) * (size_t)COL_BLOCK * K);
     r->ref_count += (long long)nrows * ncols;
     for (int j0 = 0; j0 < ncols; j0 += COL_BLOCK) {
@@ -219,8 +281,13 @@ void check_reference(const struct gemm_data *d, const double *a_norm, const doub
                 const int j = cols[j0 + jj];
                 const float *b_col = bt + (size_t)jj * K;
                 double acc = 0.0;
-                for (int k = 0; k < K; k++)
-                    acc += (double)a_row[k] * b_col[k];
+                for (int k0 = 0; k0 < K; k0 += block) { /* FP8: each block of K, scaled */
+                    const int k1 = K - k0 < block ? K : k0 + block;
+                    double part = 0.0;
+                    for (int k = k0; k < k1; k++)
+                        part += (double)a_row[k] * b_col[k];
+                    acc += part * scale_a(d, i, k0) * scale_b(d, k0, j);
+                }
                 double want = (double)d->alpha * acc;
                 if (d->beta != 0.0f)
                     want += (double)d->beta * d->C0[(size_t)i * d->N + j];

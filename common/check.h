@@ -14,8 +14,12 @@
  *                  cuBLAS SGEMM);
  *   SUM_TRUNCATED  the tensor cores (from step 05 on, and cuBLAS GemmEx):
  *                  they add a run of 16 products exactly and truncate the
- *                  sum into the float accumulator. */
-enum summation { SUM_ROUNDED, SUM_TRUNCATED };
+ *                  sum into the float accumulator;
+ *   SUM_FP8        the tensor cores on FP8 (step 16, and cuBLASLt): each
+ *                  run of 32 products goes into an accumulator that keeps
+ *                  13 bits below its largest term, and every 128 products
+ *                  that sum is scaled and added to a float. */
+enum summation { SUM_ROUNDED, SUM_TRUNCATED, SUM_FP8 };
 
 /* The host's view of one problem: exactly the values the GPU sees. */
 struct gemm_data {
@@ -25,6 +29,11 @@ struct gemm_data {
     const float *B;  /* K x N */
     const float *C0; /* M x N, C before the run; NULL when beta == 0 */
     enum summation sum;
+    /* FP8 (gemm.h's gemm_fp8_launch): A and B hold e4m3 values, and C's sum
+     * runs over blocks of 128 of K, each scaled by sa[b * M + i] * sb[(j /
+     * 128) * ceil(K / 128) + b]; the norms and the reference take the scaled
+     * values. NULL otherwise. */
+    const float *sa, *sb;
 };
 
 struct check_result {
@@ -36,11 +45,19 @@ struct check_result {
     long long blas_count;  /* elements compared with cuBLAS (0: not done) */
     double blas_worst;     /* worst |difference| / tolerance among them */
     long long changed;     /* elements whose bits differ in a second run */
+    double unquantized;    /* FP8: r.m.s. of (C - the product before quantizing) over that
+                            * product's r.m.s., on a sample: information, not a verdict */
 };
 
 /* Fills x with seeded uniform values in [-1, 1). With round_to_half they are
  * rounded to binary16, so x holds exactly what a half input carries. */
 void fill_random(float *x, size_t n, uint64_t *state, int round_to_half);
+/* The same for FP8's inputs (a rows x cols row-major x), each block of
+ * block_rows x 128 then times its own magnitude, 2^e with e uniform in
+ * [-3, 3): as a model's activations and weights differ from block to block,
+ * so that each block's scale differs from its neighbours' and a kernel that
+ * applies the wrong one shows. */
+void fill_blocks(float *x, int rows, int cols, int block_rows, uint64_t *state);
 
 /* Above this many multiply-adds the CPU reference takes a sample and the
  * whole output is compared with cuBLAS instead: a full double-precision
@@ -62,7 +79,11 @@ int sample_edges(int n, int *idx);
 int sample_few(int n, uint64_t seed, int *idx);
 
 /* Per-element tolerance, see check.c for why. a_norm[i] is the 2-norm of row
- * i of A and b_norm[j] of column j of B (compute_norms fills them). */
+ * i of A and b_norm[j] of column j of B (compute_norms fills them); for FP8
+ * also each block of 128 of K's, after them: a_norm[M + b * M + i] and
+ * b_norm[N + b * N + j]. norms_size says how many doubles each takes: n (M
+ * for A, N for B), or n (ceil(K / 128) + 1) for FP8. */
+size_t norms_size(const struct gemm_data *d, int n);
 void compute_norms(const struct gemm_data *d, double *a_norm, double *b_norm);
 double tolerance(const struct gemm_data *d, const double *a_norm, const double *b_norm,
                  int i, int j);

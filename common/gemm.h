@@ -25,7 +25,8 @@ extern "C" {
 
 /* C = alpha * A x B + beta * C, all row-major and densely packed, all device pointers:
  *   A is M x K, B is K x N, C is M x N (float).
- *   A and B hold float in steps 1-4 and IEEE-754 binary16 (half) from step 5 on.
+ *   A and B hold float in steps 1-4 and IEEE-754 binary16 (half) from step 5 on
+ *   (step 16 takes FP8 with scales instead: gemm_fp8_launch, below).
  * Any sizes from 0 to the limits above, any alpha and beta, pointers at any
  * address their element's size divides. As BLAS does: with M or N = 0 there
  * is nothing to do, and nothing is read; with K = 0 or alpha = 0, C = beta *
@@ -66,6 +67,33 @@ extern const long long gemm_max_elements;
 
 int gemm_launch(int M, int N, int K, float alpha, const void *A,
                 const void *B, float beta, float *C, cudaStream_t stream);
+
+/* The FP8 step's call (step 16), instead of gemm_launch: A and B in FP8
+ * e4m3 (OCP E4M3FN: 3 mantissa bits, largest finite 448), each run of 128
+ * along K with a float scale:
+ *
+ *   C = alpha * sum over k-blocks b of
+ *           (sa[b][m] * sb[n / 128][b] * sum over k in b of A[m][k] B[n][k])
+ *       + beta * C
+ *
+ *   A is M x K, row-major, with one scale per row and k-block of 128:
+ *     sa, ceil(K / 128) x M floats, sa[b * M + m] (a k-block's M scales together);
+ *   B is N x K, row-major (each column of C's K weights together, K-major as
+ *     FP8's tensor cores read both operands), with one scale per 128 x 128
+ *     block: sb, ceil(N / 128) x ceil(K / 128) floats, sb[(n / 128) * KB + b];
+ *   C is M x N float, row-major, as in gemm_launch.
+ *
+ * These are DeepSeek-V3's scales: A (activations) in 1 x 128 runs, B
+ * (weights) in 128 x 128 blocks, stored as DeepGEMM and cuBLASLt
+ * (CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, ..._BLK128x128_32F) read them.
+ * Where K or N is not a multiple of 128, the last block is the part left,
+ * scaled by its own scale as a whole block is. Any M, N and K from 0 to the
+ * limits above; A, B, sa, sb and C at addresses their element's size divides.
+ * Everything else as gemm_launch: BLAS's rules for M, N, K = 0, alpha = 0
+ * and beta = 0 (sa and sb not read where A and B are not), the stream, the
+ * errors, the library's rules and the same bits for the same call. */
+int gemm_fp8_launch(int M, int N, int K, float alpha, const void *A, const float *sa,
+                    const void *B, const float *sb, float beta, float *C, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 #include "harness.h"
 
+#include "fp8.h"
 #include "half.h"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -92,11 +94,14 @@ static size_t flush_bytes(int dev)
 
 /* How the GPU sums a step's products: half inputs go to the tensor cores in
  * every step that takes them, as in cuBLAS GemmEx; float inputs to FFMA, as
- * in cuBLAS SGEMM. */
+ * in cuBLAS SGEMM; FP8 to the tensor cores' FP8 path, as in cuBLASLt. */
 static enum summation summation(enum input_type input)
 {
-    return input == INPUT_FP16 ? SUM_TRUNCATED : SUM_ROUNDED;
+    return input == INPUT_E4M3 ? SUM_FP8 : input == INPUT_FP16 ? SUM_TRUNCATED : SUM_ROUNDED;
 }
+
+/* cuBLASLt's workspace for FP8 (cublas_fp8), made with the problem. */
+#define LT_WORKSPACE_BYTES (32u << 20)
 
 static int full_reference(int M, int N, int K)
 {
@@ -157,6 +162,8 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
     double host = 4.0 * (M * K + K * N) + (opt->beta != 0.0f ? 4.0 * M * N : 0.0);
     if (step->input == INPUT_FP16)
         host += 2.0 * (M * K > K * N ? M * K : K * N);
+    if (step->input == INPUT_E4M3) /* A and B before quantizing, the e4m3 bytes, the scales */
+        host += 5.0 * (M * K + K * N) + 4.0 * (M + N) * (K / 128 + 1);
     if (opt->check)
         host += 4.0 * M * N * (full ? 1 : 2) + 8.0 * (M + N);
     const double host_free = host_memory_available();
@@ -198,7 +205,8 @@ int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu
     /* Device: A, B and C; the comparison with cuBLAS reuses C. With --cold,
      * the buffer that flushes L2. */
     const double device = in * (M * K + K * N) + 4.0 * M * N + (2 * in + 4) * opt->offset +
-                          (opt->cold ? (double)flush_bytes(dev) : 0.0);
+                          (opt->cold ? (double)flush_bytes(dev) : 0.0) +
+                          (step->input == INPUT_E4M3 ? 4.0 * (M + N) * (K / 128 + 1) + LT_WORKSPACE_BYTES : 0.0);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (device > 0.95 * (double)free_bytes) {
@@ -223,6 +231,28 @@ static void upload(void *dst, const float *src, size_t n, enum input_type input)
     free(h);
 }
 
+/* FP8's inputs: A and B (N x K) in blocks of different sizes (fill_blocks),
+ * quantized as gemm.h's FP8 call takes them, into qa and qb; p->A and p->B
+ * get their e4m3 values as floats (B transposed, K x N, as the check reads
+ * it), p->A_raw and p->B_raw the values before. */
+static void quantize_inputs(struct problem *p, int M, int N, int K, uint64_t *state, uint8_t *qa, uint8_t *qb)
+{
+    const size_t a_n = (size_t)M * K, b_n = (size_t)K * N, kb = (size_t)(K + 127) / 128;
+    p->A_raw = host_alloc(a_n * sizeof(float));
+    p->B_raw = host_alloc(b_n * sizeof(float));
+    p->sa = host_alloc(kb * M * sizeof(float));
+    p->sb = host_alloc(kb * ((N + 127) / 128) * sizeof(float));
+    fill_blocks(p->A_raw, M, K, 1, state);
+    fill_blocks(p->B_raw, N, K, 128, state);
+    quantize_blocks(p->A_raw, M, K, 1, 1, qa, p->sa);
+    quantize_blocks(p->B_raw, N, K, 128, 0, qb, p->sb);
+    for (size_t e = 0; e < a_n; e++)
+        p->A[e] = e4m3_to_float(qa[e]);
+    for (int j = 0; j < N; j++)
+        for (int k = 0; k < K; k++)
+            p->B[(size_t)k * N + j] = e4m3_to_float(qb[(size_t)j * K + k]);
+}
+
 void setup_problem(struct problem *p, const struct step *step, const struct options *opt)
 {
     const int M = opt->M, N = opt->N, K = opt->K;
@@ -234,15 +264,22 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
     p->A = host_alloc(a_n * sizeof(float));
     p->B = host_alloc(b_n * sizeof(float));
     uint64_t state = opt->seed;
-    fill_random(p->A, a_n, &state, to_half);
-    fill_random(p->B, b_n, &state, to_half);
+    uint8_t *qa = NULL, *qb = NULL;
+    if (p->input == INPUT_E4M3) {
+        qa = host_alloc(a_n);
+        qb = host_alloc(b_n);
+        quantize_inputs(p, M, N, K, &state, qa, qb);
+    } else {
+        fill_random(p->A, a_n, &state, to_half);
+        fill_random(p->B, b_n, &state, to_half);
+    }
     if (opt->beta != 0.0f) {
         p->C0 = host_alloc(c_n * sizeof(float));
         fill_random(p->C0, c_n, &state, 0);
     }
 
     p->host = (struct gemm_data){ M, N, K, opt->alpha, opt->beta, p->A, p->B, p->C0,
-                                  summation(step->input) };
+                                  summation(step->input), p->sa, p->sb };
 
     const size_t in = input_bytes(p->input), off = opt->offset;
     CUDA_CHECK(cudaMalloc(&p->dA0, (a_n + off) * in));
@@ -251,8 +288,21 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
     p->dA = (char *)p->dA0 + off * in;
     p->dB = (char *)p->dB0 + off * in;
     p->dC = (float *)p->dC0 + off;
-    upload(p->dA, p->A, a_n, p->input);
-    upload(p->dB, p->B, b_n, p->input);
+    if (qa) { /* FP8: the e4m3 bytes, B N x K, and the scales */
+        const size_t sa_bytes = (size_t)(K + 127) / 128 * M * sizeof(float);
+        const size_t sb_bytes = (size_t)(K + 127) / 128 * ((N + 127) / 128) * sizeof(float);
+        CUDA_CHECK(cudaMemcpy(p->dA, qa, a_n, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->dB, qb, b_n, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMalloc((void **)&p->dsa, sa_bytes ? sa_bytes : 1));
+        CUDA_CHECK(cudaMalloc((void **)&p->dsb, sb_bytes ? sb_bytes : 1));
+        CUDA_CHECK(cudaMemcpy(p->dsa, p->sa, sa_bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->dsb, p->sb, sb_bytes, cudaMemcpyHostToDevice));
+        free(qa);
+        free(qb);
+    } else {
+        upload(p->dA, p->A, a_n, p->input);
+        upload(p->dB, p->B, b_n, p->input);
+    }
     /* A stream of the program's own, not the default one; a blocking stream, so
      * that the plain cudaMemcpy and cudaMemset that set C before a check come
      * before the runs queued on it, and the runs before the copies of C back. */
@@ -272,10 +322,16 @@ void free_problem(struct problem *p)
     CUDA_CHECK(cudaFree(p->dB0));
     CUDA_CHECK(cudaFree(p->dC0));
     CUDA_CHECK(cudaFree(p->flush));
+    CUDA_CHECK(cudaFree(p->dsa));
+    CUDA_CHECK(cudaFree(p->dsb));
     CUDA_CHECK(cudaStreamDestroy(p->stream));
     free(p->A);
     free(p->B);
     free(p->C0);
+    free(p->sa);
+    free(p->sb);
+    free(p->A_raw);
+    free(p->B_raw);
 }
 
 /* C before a checked run: the random C0, or all NaN (bytes 0xff) when
@@ -289,14 +345,61 @@ static void reset_c(const struct problem *p)
         CUDA_CHECK(cudaMemset(p->dC, 0xff, bytes));
 }
 
-static void run_once(const struct problem *p, gemm_fn fn, float *out)
+/* What the harness runs: a step's call or cuBLAS's, with gemm.h's signature
+ * (fn) or the FP8 one (fp8). */
+struct kernel {
+    gemm_fn fn;
+    gemm_fp8_fn fp8;
+};
+
+/* One call of k on the problem's data, queued on its stream; its return. */
+static int call(const struct problem *p, const struct kernel *k)
+{
+    const struct gemm_data *d = &p->host;
+    if (k->fp8)
+        return k->fp8(d->M, d->N, d->K, d->alpha, p->dA, p->dsa, p->dB, p->dsb, d->beta, p->dC, p->stream);
+    return k->fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream);
+}
+
+static int cublas_fp8(int M, int N, int K, float alpha, const void *A, const float *sa, const void *B,
+                      const float *sb, float beta, float *C, cudaStream_t stream);
+
+/* Runs k once on fresh C and copies C to out. Returns 1, or 0 where k is
+ * cuBLASLt's FP8 with no algorithm for the shape, which runs nothing. */
+static int run_once(const struct problem *p, const struct kernel *k, float *out)
 {
     const struct gemm_data *d = &p->host;
     reset_c(p);
-    CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+    const int err = call(p, k);
+    if (err == cudaErrorNotSupported && k->fp8 == cublas_fp8)
+        return 0;
+    CUDA_CHECK((cudaError_t)err);
     CUDA_CHECK(cudaStreamSynchronize(p->stream));
     CUDA_CHECK(cudaMemcpy(out, p->dC, (size_t)d->M * d->N * sizeof(float),
                           cudaMemcpyDeviceToHost));
+    return 1;
+}
+
+/* FP8: what the format costs, for the report: got against the product of A
+ * and B before quantizing (alpha and beta as the run's), the r.m.s. of the
+ * difference over that product's r.m.s., on a few rows. */
+static double unquantized_error(const struct problem *p, const float *got)
+{
+    const struct gemm_data *d = &p->host;
+    int rows[SAMPLE_FEW_MAX];
+    const int n = sample_few(d->M, 3, rows);
+    double err = 0.0, size = 0.0;
+    for (int r = 0; r < n; r++)
+        for (int j = 0; j < d->N; j++) {
+            const int i = rows[r];
+            double want = 0.0;
+            for (int k = 0; k < d->K; k++)
+                want += (double)p->A_raw[(size_t)i * d->K + k] * p->B_raw[(size_t)j * d->K + k];
+            want = d->alpha * want + (p->C0 ? (double)d->beta * p->C0[(size_t)i * d->N + j] : 0.0);
+            const double e = got[(size_t)i * d->N + j] - want;
+            err += e * e, size += want * want;
+        }
+    return size > 0.0 ? sqrt(err / size) : 0.0;
 }
 
 /* Every index of an n-long side. */
@@ -307,21 +410,21 @@ static int all_indices(int n, int *idx)
     return n;
 }
 
-struct check_result check_gemm(const struct problem *p, gemm_fn fn)
+static struct check_result check_kernel(const struct problem *p, const struct kernel *k, const struct kernel *yardstick)
 {
     const struct gemm_data *d = &p->host;
     struct check_result r = { 0 };
 
     float *got = host_alloc((size_t)d->M * d->N * sizeof(float));
-    run_once(p, fn, got);
+    run_once(p, k, got);
     count_nonfinite(d, got, &r);
     float *again = host_alloc((size_t)d->M * d->N * sizeof(float));
-    run_once(p, fn, again);
+    run_once(p, k, again);
     count_changed(d, got, again, &r);
     free(again);
 
-    double *a_norm = host_alloc((size_t)d->M * sizeof(double));
-    double *b_norm = host_alloc((size_t)d->N * sizeof(double));
+    double *a_norm = host_alloc(norms_size(d, d->M) * sizeof(double));
+    double *b_norm = host_alloc(norms_size(d, d->N) * sizeof(double));
     compute_norms(d, a_norm, b_norm);
 
     int *rows = host_alloc((size_t)d->M * sizeof(int));
@@ -339,10 +442,12 @@ struct check_result check_gemm(const struct problem *p, gemm_fn fn)
                         sample_edges(d->N, cols), &r);
 
         float *other = host_alloc((size_t)d->M * d->N * sizeof(float));
-        run_once(p, cublas_gemm(p->input), other);
-        check_other(d, a_norm, b_norm, got, other, &r);
+        if (run_once(p, yardstick, other))
+            check_other(d, a_norm, b_norm, got, other, &r);
         free(other);
     }
+    if (p->A_raw)
+        r.unquantized = unquantized_error(p, got);
     free(rows);
     free(cols);
     free(a_norm);
@@ -350,6 +455,18 @@ struct check_result check_gemm(const struct problem *p, gemm_fn fn)
     free(got);
     check_verdict(&r);
     return r;
+}
+
+struct check_result check_gemm(const struct problem *p, gemm_fn fn)
+{
+    const struct kernel k = { fn, NULL }, yardstick = { cublas_gemm(p->input), NULL };
+    return check_kernel(p, &k, &yardstick);
+}
+
+struct check_result check_gemm_fp8(const struct problem *p, gemm_fp8_fn fn)
+{
+    const struct kernel k = { NULL, fn }, yardstick = { NULL, cublas_gemm_fp8() };
+    return check_kernel(p, &k, &yardstick);
 }
 
 static cublasHandle_t cublas_handle(void)
@@ -391,10 +508,80 @@ gemm_fn cublas_gemm(enum input_type input)
     return input == INPUT_FP16 ? cublas_fp16 : cublas_fp32;
 }
 
+static cublasLtHandle_t lt_handle;
+static void *lt_workspace;
+
+/* cuBLASLt's FP8 with the same scales. Column-major, as cuBLAS: C^T = B
+ * A^T, its A our B (K x N column-major, read transposed: N x K), its B our A
+ * (K x M), its D our C (N x M, column-major). So its A takes B's 128 x 128
+ * blocks' scales and its B A's 1 x 128 runs', in gemm.h's layouts (found by
+ * comparing with a CPU sum on an H200). The plan (the heuristic's first
+ * algorithm) is made on a shape's first call, untimed, and kept. */
+static int cublas_fp8(int M, int N, int K, float alpha, const void *A, const float *sa, const void *B,
+                      const float *sb, float beta, float *C, cudaStream_t stream)
+{
+    static struct {
+        int M, N, K, found;
+        cublasLtMatmulDesc_t op;
+        cublasLtMatrixLayout_t a, b, c;
+        cublasLtMatmulAlgo_t algo;
+    } plan = { .M = -1 };
+    if (plan.M != M || plan.N != N || plan.K != K) {
+        if (plan.M >= 0) {
+            cublasLtMatmulDescDestroy(plan.op);
+            cublasLtMatrixLayoutDestroy(plan.a);
+            cublasLtMatrixLayoutDestroy(plan.b);
+            cublasLtMatrixLayoutDestroy(plan.c);
+        }
+        plan.M = M, plan.N = N, plan.K = K;
+        const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+        const int32_t blocks = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, runs = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+        const size_t workspace = LT_WORKSPACE_BYTES;
+        cublasLtMatmulPreference_t pref;
+        cublasLtMatmulHeuristicResult_t heuristic;
+        int count = 0;
+        CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &blocks, sizeof blocks));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &runs, sizeof runs));
+        CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+        CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                          sizeof workspace));
+        /* A layout cuBLASLt refuses (a side of 0, a leading dimension it cannot take) has no algorithm. */
+        plan.found = cublasLtMatrixLayoutCreate(&plan.a, CUDA_R_8F_E4M3, K, N, K) == CUBLAS_STATUS_SUCCESS &&
+                     cublasLtMatrixLayoutCreate(&plan.b, CUDA_R_8F_E4M3, K, M, K) == CUBLAS_STATUS_SUCCESS &&
+                     cublasLtMatrixLayoutCreate(&plan.c, CUDA_R_32F, N, M, N) == CUBLAS_STATUS_SUCCESS &&
+                     cublasLtMatmulAlgoGetHeuristic(lt_handle, plan.op, plan.a, plan.b, plan.c, plan.c, pref, 1,
+                                                    &heuristic, &count) == CUBLAS_STATUS_SUCCESS &&
+                     count > 0;
+        if (plan.found)
+            plan.algo = heuristic.algo;
+        cublasLtMatmulPreferenceDestroy(pref);
+    }
+    if (!plan.found)
+        return cudaErrorNotSupported;
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa));
+    CUBLAS_CHECK(cublasLtMatmul(lt_handle, plan.op, &alpha, B, plan.a, A, plan.b, &beta, C, plan.c, C, plan.c,
+                                &plan.algo, lt_workspace, LT_WORKSPACE_BYTES, stream));
+    return cudaSuccess;
+}
+
+gemm_fp8_fn cublas_gemm_fp8(void)
+{
+    if (!lt_handle) { /* made here, outside any timed region */
+        CUBLAS_CHECK(cublasLtCreate(&lt_handle));
+        CUDA_CHECK(cudaMalloc(&lt_workspace, LT_WORKSPACE_BYTES));
+    }
+    return cublas_fp8;
+}
+
 static const char *cublas_label(enum input_type input)
 {
-    return input == INPUT_FP16 ? "cublasGemmEx, fp16 in, fp32 out, CUBLAS_COMPUTE_32F"
-                               : "cublasSgemm, FP32 math (no TF32)";
+    return input == INPUT_E4M3   ? "cublasLtMatmul, e4m3 in with the same scales, fp32 out"
+           : input == INPUT_FP16 ? "cublasGemmEx, fp16 in, fp32 out, CUBLAS_COMPUTE_32F"
+                                 : "cublasSgemm, FP32 math (no TF32)";
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -472,9 +659,8 @@ static void CUPTIAPI note_launch(void *user, CUpti_CallbackDomain domain, CUpti_
              call->symbolName ? call->symbolName : "?");
 }
 
-static void record_launches(const struct problem *p, gemm_fn fn, struct timing *t)
+static void record_launches(const struct problem *p, const struct kernel *k, struct timing *t)
 {
-    const struct gemm_data *d = &p->host;
     static const CUpti_CallbackId IDS[] = { CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
                                             CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
                                             CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -500,7 +686,7 @@ static void record_launches(const struct problem *p, gemm_fn fn, struct timing *
     for (size_t i = 0; ok && i < sizeof IDS / sizeof IDS[0]; i++)
         ok = enable(1, watch, CUPTI_CB_DOMAIN_DRIVER_API, IDS[i]) == CUPTI_SUCCESS;
     if (ok) {
-        CUDA_CHECK((cudaError_t)fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+        CUDA_CHECK((cudaError_t)call(p, k));
         CUDA_CHECK(cudaStreamSynchronize(p->stream));
     }
     if (subscribed)
@@ -511,9 +697,9 @@ static void record_launches(const struct problem *p, gemm_fn fn, struct timing *
     }
 }
 #else
-static void record_launches(const struct problem *p, gemm_fn fn, struct timing *t)
+static void record_launches(const struct problem *p, const struct kernel *k, struct timing *t)
 {
-    (void)p, (void)fn;
+    (void)p, (void)k;
     snprintf(t->launches, sizeof t->launches, "unknown");
     snprintf(t->kernels, sizeof t->kernels, "unknown");
 }
@@ -523,34 +709,41 @@ static void record_launches(const struct problem *p, gemm_fn fn, struct timing *
  * each, while hold keeps the stream from starting them: each call only
  * queues its work, as in a program whose GPU is busy with work before it.
  * The median of each, in microseconds. */
-static void time_host(const struct problem *p, const gemm_fn fn[2], int n, double us[2])
+static void time_host(const struct problem *p, const struct kernel k[2], int kinds, int n, double us[2])
 {
-    const struct gemm_data *d = &p->host;
     double *t = host_alloc(2 * (size_t)n * sizeof *t);
     atomic_int queued;
     atomic_init(&queued, 0);
     CUDA_CHECK(cudaLaunchHostFunc(p->stream, hold, &queued));
     for (int i = 0; i < n; i++)
-        for (int f = 0; f < 2; f++) {
+        for (int f = 0; f < kinds; f++) {
             struct timespec start;
             timespec_get(&start, TIME_UTC);
-            const int err = fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream);
+            const int err = call(p, &k[f]);
             t[f * n + i] = 1e6 * seconds_since(&start);
             CUDA_CHECK((cudaError_t)err);
         }
     atomic_store(&queued, 1);
     CUDA_CHECK(cudaStreamSynchronize(p->stream));
-    for (int f = 0; f < 2; f++)
+    for (int f = 0; f < kinds; f++)
         us[f] = summarize(t + f * n, n, 0).median_ms; /* the median, in the unit it was given */
     free(t);
 }
 
-void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
-                struct timing *t_mine, struct timing *t_theirs)
+static void time_kernels(const struct problem *p, const struct kernel k[2], const struct options *opt,
+                         struct timing *t_mine, struct timing *t_theirs)
 {
-    const struct gemm_data *d = &p->host;
-    const gemm_fn fn[2] = { mine, theirs };
     const int n = opt->iters;
+    /* A yardstick with no algorithm for the shape (cuBLASLt's FP8 where K is
+     * not a multiple of 16, for one) is left out, and the step runs alone. */
+    int kinds = 2;
+    if (k[1].fp8) {
+        const int err = call(p, &k[1]);
+        if (err == cudaErrorNotSupported)
+            kinds = 1;
+        else
+            CUDA_CHECK((cudaError_t)err);
+    }
 
     /* Warm-up: at least opt->warmup runs of each and, unless that is 0,
      * WARMUP_SECONDS of them. Under a sustained load the GPU lowers its
@@ -563,8 +756,8 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     int warmup = 0;
     for (double elapsed = 0.0; warmup < opt->warmup || (opt->warmup > 0 && elapsed < WARMUP_SECONDS);
          warmup++) {
-        for (int f = 0; f < 2; f++)
-            CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+        for (int f = 0; f < kinds; f++)
+            CUDA_CHECK((cudaError_t)call(p, &k[f]));
         CUDA_CHECK(cudaStreamSynchronize(p->stream)); /* so that the host's clock follows the GPU */
         elapsed = seconds_since(&start);
     }
@@ -575,10 +768,10 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     for (int i = 0; i < 4 * n; i++)
         CUDA_CHECK(cudaEventCreate(&ev[i]));
     int settle[2] = { 0, 0 };
-    for (int f = 0; f < 2 && opt->warmup > 0; f++) {
+    for (int f = 0; f < kinds && opt->warmup > 0; f++) {
         float e;
         CUDA_CHECK(cudaEventRecord(ev[0], p->stream));
-        CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+        CUDA_CHECK((cudaError_t)call(p, &k[f]));
         CUDA_CHECK(cudaEventRecord(ev[1], p->stream));
         CUDA_CHECK(cudaEventSynchronize(ev[1]));
         CUDA_CHECK(cudaEventElapsedTime(&e, ev[0], ev[1]));
@@ -609,10 +802,10 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
     for (int phase = 0, done[2] = { 0, 0 }; phase < PHASES; phase++)
         for (int g = 0; g < 2; g++) {
             const int f = phase % 2 ? 1 - g : g, count = n / PHASES + (phase < n % PHASES);
-            if (count == 0)
+            if (count == 0 || f >= kinds)
                 continue;
             for (int i = 0; i < settle[f]; i++)
-                CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+                CUDA_CHECK((cudaError_t)call(p, &k[f]));
             atomic_int *q = &queued[2 * phase + f];
             atomic_init(q, 0);
             CUDA_CHECK(cudaLaunchHostFunc(p->stream, hold, q));
@@ -620,14 +813,14 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
                 if (opt->cold)
                     CUDA_CHECK((cudaError_t)flush_l2(p->flush, p->flush_bytes, p->stream));
                 CUDA_CHECK(cudaEventRecord(ev[2 * (f * n + i)], p->stream));
-                CUDA_CHECK((cudaError_t)fn[f](d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream));
+                CUDA_CHECK((cudaError_t)call(p, &k[f]));
                 CUDA_CHECK(cudaEventRecord(ev[2 * (f * n + i) + 1], p->stream));
             }
             done[f] += count;
             atomic_store(q, 1);
         }
     CUDA_CHECK(cudaStreamSynchronize(p->stream));
-    for (int i = 0; i < 2 * n; i++) {
+    for (int i = 0; i < kinds * n; i++) {
         float e;
         CUDA_CHECK(cudaEventElapsedTime(&e, ev[2 * i], ev[2 * i + 1]));
         ms[i] = e;
@@ -636,18 +829,37 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
         CUDA_CHECK(cudaEventDestroy(ev[i]));
 
     *t_mine = summarize(ms, n, warmup);
-    *t_theirs = summarize(ms + n, n, warmup);
     if (opt->launches)
-        record_launches(p, mine, t_mine);
-    record_launches(p, theirs, t_theirs); /* the names of cuBLAS's kernels, always */
+        record_launches(p, &k[0], t_mine);
+    if (kinds == 2) {
+        *t_theirs = summarize(ms + n, n, warmup);
+        record_launches(p, &k[1], t_theirs); /* the names of cuBLAS's kernels, always */
+    } else {
+        *t_theirs = (struct timing){ .median_ms = NAN, .min_ms = NAN, .max_ms = NAN };
+        snprintf(t_theirs->kernels, sizeof t_theirs->kernels, "none (no algorithm for this shape)");
+    }
     if (opt->host) {
-        double us[2];
-        time_host(p, fn, n, us);
+        double us[2] = { 0.0, NAN };
+        time_host(p, k, kinds, n, us);
         t_mine->host_us = us[0], t_theirs->host_us = us[1];
     }
     free(ev);
     free(ms);
     free(queued);
+}
+
+void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
+                struct timing *t_mine, struct timing *t_theirs)
+{
+    const struct kernel k[2] = { { mine, NULL }, { theirs, NULL } };
+    time_kernels(p, k, opt, t_mine, t_theirs);
+}
+
+void time_gemms_fp8(const struct problem *p, gemm_fp8_fn mine, gemm_fp8_fn theirs, const struct options *opt,
+                    struct timing *t_mine, struct timing *t_theirs)
+{
+    const struct kernel k[2] = { { NULL, mine }, { NULL, theirs } };
+    time_kernels(p, k, opt, t_mine, t_theirs);
 }
 
 static double tflops(const struct options *opt, double ms)
@@ -659,10 +871,10 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
             const struct timing *mine, const struct timing *cublas,
             const struct check_result *check)
 {
-    const int fp16 = step->input == INPUT_FP16;
-    const double pct = 100.0 * cublas->median_ms / mine->median_ms;
+    const int fp16 = step->input == INPUT_FP16, fp8 = step->input == INPUT_E4M3;
+    const double pct = 100.0 * cublas->median_ms / mine->median_ms; /* NaN where cuBLAS did not run */
 
-    printf("%s: C = alpha * A x B + beta * C\n", step->name);
+    printf("%s: C = alpha * A x B%s + beta * C\n", step->name, fp8 ? "ᵀ, A and B scaled by blocks" : "");
     printf("  GPU        %s (sm_%d%d, %d SMs), CUDA runtime %d.%d\n", gpu->name, gpu->major,
            gpu->minor, gpu->sms, gpu->runtime / 1000, gpu->runtime % 1000 / 10);
     printf("  shape      M=%d N=%d K=%d, alpha=%g beta=%g", opt->M, opt->N, opt->K, opt->alpha,
@@ -671,13 +883,18 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
         printf(", A, B and C %d elements past aligned addresses", opt->offset);
     printf("\n");
     printf("  precision  A, B %s; accumulate fp32; C fp32\n",
-           fp16 ? "fp16 (IEEE binary16)" : "fp32");
+           fp8 ? "e4m3 (FP8), scales fp32: A's per 1 x 128, B's per 128 x 128"
+               : fp16 ? "fp16 (IEEE binary16)" : "fp32");
     printf("  kernel     %9.3f ms %8.2f TFLOPS   median of %d runs after %d warm-up (min %.3f, max %.3f)\n",
            mine->median_ms, tflops(opt, mine->median_ms), mine->runs, mine->warmup,
            mine->min_ms, mine->max_ms);
-    printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, phases alternating\n",
-           cublas->median_ms, tflops(opt, cublas->median_ms), cublas_label(step->input));
-    printf("  vs cuBLAS  %.1f %%\n", pct);
+    if (cublas->runs) {
+        printf("  cuBLAS     %9.3f ms %8.2f TFLOPS   %s, same data, phases alternating\n",
+               cublas->median_ms, tflops(opt, cublas->median_ms), cublas_label(step->input));
+        printf("  vs cuBLAS  %.1f %%\n", pct);
+    } else {
+        printf("  cuBLAS     not run: %s has no algorithm for this shape\n", cublas_label(step->input));
+    }
     printf("  timed      %s\n", opt->cold ? "cold: each run after a read of twice L2's size, A, B and C out of L2"
                                            : "warm: each run after runs of itself, A and B in L2 where they fit");
     printf("  cuBLAS ran %s\n", cublas->kernels);
@@ -701,12 +918,15 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
         if (check->changed)
             printf("  check      FAIL: %lld elements differ in a second run on the same data\n",
                    check->changed);
+        if (fp8)
+            printf("  FP8 costs  %.3g: the r.m.s. error against the product before quantizing, over its r.m.s.\n",
+                   check->unquantized);
         const long long limit = check_power_limit(summation(step->input));
         if (opt->K >= limit)
             printf("  check      blind spot: from K = %lld on (%s sums), a result missing 8\n"
                    "             consecutive products passes for most elements: rounding\n"
                    "             is as large (common/check.c, check_power_limit)\n",
-                   limit, fp16 ? "tensor-core" : "float");
+                   limit, fp8 ? "FP8 tensor-core" : fp16 ? "tensor-core" : "float");
     }
 
     char gpu_name[sizeof gpu->name];
@@ -719,7 +939,7 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
     printf("step=%s precision=%s m=%d n=%d k=%d alpha=%g beta=%g offset=%d cold=%d ms=%.4f tflops=%.2f "
            "cublas_ms=%.4f cublas_tflops=%.2f pct_cublas=%.1f check=%s worst=%.3g "
            "gpu=%s sm=%d%d cuda=%d.%d cublas_kernel=%s",
-           step->name, fp16 ? "fp16" : "fp32", opt->M, opt->N, opt->K, opt->alpha, opt->beta,
+           step->name, fp8 ? "e4m3" : fp16 ? "fp16" : "fp32", opt->M, opt->N, opt->K, opt->alpha, opt->beta,
            opt->offset, opt->cold, mine->median_ms, tflops(opt, mine->median_ms), cublas->median_ms,
            tflops(opt, cublas->median_ms), pct, !check ? "SKIP" : check->pass ? "PASS" : "FAIL",
            worst, gpu_name, gpu->major, gpu->minor, gpu->runtime / 1000,

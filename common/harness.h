@@ -20,7 +20,10 @@ struct problem {
     struct gemm_data host; /* the inputs as the GPU sees them, for the check */
     enum input_type input;
     float *A, *B, *C0;     /* host buffers behind host; C0 NULL when beta == 0 */
+    float *sa, *sb;        /* FP8: the scales, as gemm.h lays them out; else NULL */
+    float *A_raw, *B_raw;  /* FP8: A and B (N x K) before quantizing, for the check's report; else NULL */
     void *dA, *dB;
+    float *dsa, *dsb;      /* FP8: the scales on the GPU */
     float *dC;             /* each opt->offset elements into its allocation: */
     void *dA0, *dB0, *dC0; /* the allocations, which cudaMalloc aligns */
     cudaStream_t stream;   /* where every run of the step and of cuBLAS is queued */
@@ -28,9 +31,12 @@ struct problem {
     size_t flush_bytes;
 };
 
-/* gemm_launch's signature, so cuBLAS can be run and timed the same way. */
+/* gemm_launch's signature, so cuBLAS can be run and timed the same way; and
+ * gemm_fp8_launch's, for the FP8 step and cuBLASLt. */
 typedef int (*gemm_fn)(int M, int N, int K, float alpha, const void *A, const void *B,
                        float beta, float *C, cudaStream_t stream);
+typedef int (*gemm_fp8_fn)(int M, int N, int K, float alpha, const void *A, const float *sa,
+                           const void *B, const float *sb, float beta, float *C, cudaStream_t stream);
 
 struct timing {
     double median_ms, min_ms, max_ms;
@@ -46,19 +52,27 @@ struct timing {
  * or too little host or GPU memory for the shape. */
 int open_gpu(const struct step *step, const struct options *opt, struct gpu *gpu);
 
-/* Seeded random A and B (rounded to half for half inputs), and C: random, or
- * NaN when beta == 0 so that a kernel that reads it is caught. Copies them to
- * the GPU, and makes the stream the runs are queued on (and, with --cold,
- * the buffer that pushes A, B and C out of L2). */
+/* Seeded random A and B (rounded to half for half inputs; for FP8, blocks of
+ * different sizes, quantized as gemm.h's FP8 call takes them, B N x K), and
+ * C: random, or NaN when beta == 0 so that a kernel that reads it is caught.
+ * Copies them to the GPU, and makes the stream the runs are queued on (and,
+ * with --cold, the buffer that pushes A, B and C out of L2). */
 void setup_problem(struct problem *p, const struct step *step, const struct options *opt);
 void free_problem(struct problem *p);
 
-/* Runs fn once on fresh C and checks the output (check.h says how). */
+/* Runs fn once on fresh C and checks the output (check.h says how); for
+ * FP8, also how far it is from the product of A and B before quantizing. */
 struct check_result check_gemm(const struct problem *p, gemm_fn fn);
+struct check_result check_gemm_fp8(const struct problem *p, gemm_fp8_fn fn);
 
 /* The yardstick for these inputs: cublasSgemm with FP32 math (no TF32) for
- * float, cublasGemmEx with half inputs and CUBLAS_COMPUTE_32F for half. */
+ * float, cublasGemmEx with half inputs and CUBLAS_COMPUTE_32F for half;
+ * for FP8, cublasLtMatmul with the same scales (VEC128 for A, BLK128x128
+ * for B), which returns cudaErrorNotSupported where cuBLASLt has no
+ * algorithm for the shape (K a multiple of 16, for one): then the step
+ * runs alone. */
 gemm_fn cublas_gemm(enum input_type input);
+gemm_fp8_fn cublas_gemm_fp8(void);
 
 /* The step against the yardstick, interleaved so that slow drift
  * (temperature) reaches both alike: warm-up runs of each (at least
@@ -73,6 +87,8 @@ gemm_fn cublas_gemm(enum input_type input);
  * --host the CPU time of a call of each. */
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs);
+void time_gemms_fp8(const struct problem *p, gemm_fp8_fn mine, gemm_fp8_fn theirs, const struct options *opt,
+                    struct timing *t_mine, struct timing *t_theirs);
 
 /* The report for people, then one machine-readable line of key=value pairs.
  * check is NULL after --no-check. */

@@ -57,5 +57,5 @@ void describe_need(const char *arch, char *buf, size_t size)
 
 int input_bytes(enum input_type input)
 {
-    return input == INPUT_FP16 ? 2 : 4; /* IEEE half, or float */
+    return input == INPUT_E4M3 ? 1 : input == INPUT_FP16 ? 2 : 4; /* FP8, IEEE half, or float */
 }

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-enum input_type { INPUT_FP32, INPUT_FP16 };
+enum input_type { INPUT_FP32, INPUT_FP16, INPUT_E4M3 };
 
 struct step {
     const char *name;      /* the folder's name, e.g. "step01_naive" */

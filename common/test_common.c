@@ -6,6 +6,7 @@
  * before the summary.
  */
 #include "check.h"
+#include "fp8.h"
 #include "half.h"
 #include "options.h"
 
@@ -146,6 +147,106 @@ static void test_half_against_compiler(void)
 }
 #endif
 
+/* ---- FP8 e4m3 conversion and the quantizer ---- */
+
+/* The value of an e4m3 code from its fields, by the definition of E4M3FN. */
+static double e4m3_value(int q)
+{
+    const int sign = q >> 7, exp = (q >> 3) & 0xf, mant = q & 7;
+    const double mag = exp == 0 ? ldexp(mant, -9) : ldexp(8 + mant, exp - 10);
+    return sign ? -mag : mag;
+}
+
+static void test_e4m3_all_codes(void)
+{
+    char why[128] = "";
+    for (int q = 0; q < 256 && !why[0]; q++) {
+        const float f = e4m3_to_float((uint8_t)q);
+        if ((q & 0x7f) == 0x7f) {
+            if (!isnan(f) || (float_to_e4m3(f) & 0x7f) != 0x7f)
+                snprintf(why, sizeof why, "NaN 0x%02x does not stay NaN", q);
+        } else if ((double)f != e4m3_value(q)) {
+            snprintf(why, sizeof why, "0x%02x decodes to %g, not %g", q, f, e4m3_value(q));
+        } else if (float_to_e4m3(f) != q) {
+            snprintf(why, sizeof why, "0x%02x -> %g -> 0x%02x", q, f, float_to_e4m3(f));
+        }
+    }
+    result("e4m3: every code decodes by definition and encodes back", !why[0], why);
+}
+
+/* Between two neighbouring finite codes: the nearer one; halfway, the one with
+ * an even mantissa; past 448, 448 (satfinite); Inf too. */
+static void test_e4m3_rounding(void)
+{
+    char why[160] = "";
+    for (int q = 0; q < 0x7e && !why[0]; q++) {
+        const double lo = e4m3_value(q), hi = e4m3_value(q + 1), mid = (lo + hi) / 2;
+        const int even = (q & 1) ? q + 1 : q;
+        const struct { double x; int want; } cases[] = {
+            { mid, even }, { lo + (hi - lo) / 4, q }, { hi - (hi - lo) / 4, q + 1 },
+            { -mid, even | 0x80 }, { -(lo + (hi - lo) / 4), q | 0x80 } };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !why[0]; i++) {
+            const int got = float_to_e4m3((float)cases[i].x);
+            if (got != cases[i].want)
+                snprintf(why, sizeof why, "%.9g -> 0x%02x, want 0x%02x", cases[i].x, got, cases[i].want);
+        }
+    }
+    const struct { float x; int want; } edges[] = {
+        { 448, 0x7e }, { 464, 0x7e }, { 1e6f, 0x7e }, { INFINITY, 0x7e }, { -INFINITY, 0xfe },
+        { 0x1p-10f, 0x00 }, { 0x1.01p-10f, 0x01 }, { -0.0f, 0x80 }, { 1e-30f, 0x00 } };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0] && !why[0]; i++)
+        if (float_to_e4m3(edges[i].x) != edges[i].want)
+            snprintf(why, sizeof why, "%g -> 0x%02x, want 0x%02x", edges[i].x, float_to_e4m3(edges[i].x),
+                     edges[i].want);
+    result("e4m3: rounds to nearest even, saturates at 448", !why[0], why);
+}
+
+/* Each block's largest |x| becomes 448 exactly, every value is within half an
+ * e4m3 step of x / scale, and the scales sit block row by block row, or
+ * column by column. */
+static void test_quantize_blocks(void)
+{
+    enum { R = 300, C = 330 };
+    static float x[R * C];
+    static uint8_t q[R * C];
+    float scales[3 * 3];
+    uint64_t state = 7;
+    fill_random(x, R * C, &state, 0);
+    for (int c = 128; c < 256; c++) /* a block of zeros: scale 1, q 0 */
+        for (int r = 128; r < 256; r++)
+            x[r * C + c] = 0;
+    char why[160] = "";
+    for (int layout = 0; layout < 4 && !why[0]; layout++) {
+        const int block_rows = layout / 2 ? 128 : 1, by_column = layout % 2;
+        const int nrb = (R + block_rows - 1) / block_rows;
+        float *s = block_rows == 1 ? malloc(sizeof(float) * R * 3) : scales;
+        quantize_blocks(x, R, C, block_rows, by_column, q, s);
+        for (int rb = 0; rb < nrb && !why[0]; rb++)
+            for (int cb = 0; cb < 3 && !why[0]; cb++) {
+                const float scale = s[by_column ? cb * nrb + rb : rb * 3 + cb];
+                float amax = 0, qmax = 0;
+                for (int r = rb * block_rows; r < R && r < (rb + 1) * block_rows; r++)
+                    for (int c = cb * 128; c < C && c < (cb + 1) * 128; c++) {
+                        const double v = x[r * C + c] / scale, back = e4m3_to_float(q[r * C + c]);
+                        const double step = fabs(v) < 0x1p-6 ? 0x1p-9 : ldexp(1, ilogb(v) - 3);
+                        amax = fmaxf(amax, fabsf(x[r * C + c]));
+                        qmax = fmaxf(qmax, fabsf((float)back));
+                        if (fabs(back - v) > step / 2)
+                            snprintf(why, sizeof why, "block rows %d: x %g / scale %g -> %g", block_rows,
+                                     x[r * C + c], scale, back);
+                    }
+                if (!why[0] && (amax > 0 ? (qmax != 448 || scale != amax / 448) : scale != 1))
+                    snprintf(why, sizeof why, "block rows %d%s, block (%d, %d): largest |q| %g, scale %g, amax %g",
+                             block_rows, by_column ? " by column" : "", rb, cb, qmax, scale, amax);
+            }
+        if (block_rows == 1)
+            free(s);
+    }
+    result("quantize_blocks: 1 x 128 and 128 x 128 blocks, scales by row and by column, the largest 448, each value "
+           "within half a step", !why[0],
+           why);
+}
+
 /* ---- reference and checker ---- */
 
 /* A 2 x 3 x 2 problem small enough to do by hand. */
@@ -157,8 +258,8 @@ static const double AB[] = { -1, -0.25, 8.5, 3 };
 
 static struct check_result check_full(const struct gemm_data *d, const float *got)
 {
-    int rows[64], cols[64];
-    double a_norm[64], b_norm[64];
+    int *rows = malloc(sizeof(int) * d->M), *cols = malloc(sizeof(int) * d->N);
+    double *a_norm = malloc(sizeof(double) * norms_size(d, d->M)), *b_norm = malloc(sizeof(double) * norms_size(d, d->N));
     struct check_result r = { 0 };
     for (int i = 0; i < d->M; i++)
         rows[i] = i;
@@ -168,12 +269,16 @@ static struct check_result check_full(const struct gemm_data *d, const float *go
     compute_norms(d, a_norm, b_norm);
     check_reference(d, a_norm, b_norm, got, rows, d->M, cols, d->N, &r);
     check_verdict(&r);
+    free(rows);
+    free(cols);
+    free(a_norm);
+    free(b_norm);
     return r;
 }
 
 static void test_reference_by_hand(void)
 {
-    const struct gemm_data d = { 2, 2, 3, 2.0f, -0.5f, A23, B32, C22, SUM_ROUNDED };
+    const struct gemm_data d = { 2, 2, 3, 2.0f, -0.5f, A23, B32, C22, SUM_ROUNDED, NULL, NULL };
     float got[4];
     for (int e = 0; e < 4; e++)
         got[e] = (float)(2.0 * AB[e] - 0.5 * C22[e]);
@@ -184,7 +289,7 @@ static void test_reference_by_hand(void)
 
 static void test_checker_catches(void)
 {
-    const struct gemm_data d = { 2, 2, 3, 1.0f, 0.0f, A23, B32, NULL, SUM_ROUNDED }; /* beta == 0 */
+    const struct gemm_data d = { 2, 2, 3, 1.0f, 0.0f, A23, B32, NULL, SUM_ROUNDED, NULL, NULL }; /* beta == 0 */
     float good[4];
     for (int e = 0; e < 4; e++)
         good[e] = (float)AB[e];
@@ -267,7 +372,7 @@ static void test_tolerance_catches_missing_product(void)
     uint64_t state = 7;
     fill_random(a, K, &state, 0);
     fill_random(b, K, &state, 0);
-    const struct gemm_data d = { 1, 1, K, 1.0f, 0.0f, a, b, NULL, SUM_ROUNDED };
+    const struct gemm_data d = { 1, 1, K, 1.0f, 0.0f, a, b, NULL, SUM_ROUNDED, NULL, NULL };
     double sum = 0.0, an, bn;
     for (int k = 0; k < K; k++)
         sum += (double)a[k] * b[k];
@@ -325,7 +430,7 @@ static void test_tolerance_formula(void)
     for (int m = 0; m < 2; m++) {
         const enum summation sum = m ? SUM_TRUNCATED : SUM_ROUNDED;
         const char *model = m ? "tensor-core" : "float";
-        const struct gemm_data d = { 1, 1, 4, -2.0f, 0.5f, a, b, c, sum };
+        const struct gemm_data d = { 1, 1, 4, -2.0f, 0.5f, a, b, c, sum, NULL, NULL };
         double a_norm[1], b_norm[1];
         compute_norms(&d, a_norm, b_norm);
         const double tol = tolerance(&d, a_norm, b_norm, 0, 0);
@@ -390,7 +495,7 @@ static void test_check_over_k(void)
             uint64_t state = 11;
             fill_random(a, K, &state, sums[si] == SUM_TRUNCATED);
             fill_random(b, (size_t)K * N, &state, sums[si] == SUM_TRUNCATED);
-            const struct gemm_data d = { 1, N, K, 1.0f, 0.0f, a, b, NULL, sums[si] };
+            const struct gemm_data d = { 1, N, K, 1.0f, 0.0f, a, b, NULL, sums[si], NULL, NULL };
             float got[N];
             char name[160], why[96];
 
@@ -418,6 +523,119 @@ static void test_check_over_k(void)
     snprintf(why, sizeof why, "limits %lld (rounded) and %lld (truncated)", lr, lt);
     result("check: its power ends near K = 2^22 for float sums, 2^18 for tensor-core sums",
            lr > (1 << 21) && lr < (1 << 23) && lt > (1 << 17) && lt < (1 << 19), why);
+}
+
+/* Row i of C as FP8's tensor cores add it (check.c, the factor): per block of
+ * 128 of K, runs of 32 products and the block's sum so far, each term cut
+ * toward zero 13 bits below the largest; then scaled and added to a float.
+ * Products k in [skip, skip + 32) are left out when skip >= 0 (a lost
+ * wgmma); with wrong_scale each column takes the scale of the other block of
+ * 128 columns (scales read for the wrong columns). */
+static void fp8_sum(const struct gemm_data *d, int i, int skip, int wrong_scale, float *out)
+{
+    const int K = d->K, N = d->N, KB = (K + 127) / 128, NB = (N + 127) / 128;
+    for (int j = 0; j < N; j++) {
+        float acc = 0.0f;
+        for (int b = 0; b < KB; b++) {
+            double sum = 0.0; /* the block's sum so far, as the tensor cores keep it */
+            for (int k0 = b * 128; k0 < K && k0 < b * 128 + 128; k0 += 32) {
+                double term[33], largest = fabs(sum);
+                int terms = 0;
+                term[terms++] = sum;
+                for (int k = k0; k < K && k < k0 + 32; k++) {
+                    if (skip >= 0 && k >= skip && k < skip + 32)
+                        continue;
+                    term[terms] = (double)d->A[(size_t)i * K + k] * d->B[(size_t)k * N + j];
+                    largest = fmax(largest, fabs(term[terms++]));
+                }
+                if (largest == 0.0)
+                    continue;
+                const double cut = ldexp(1.0, ilogb(largest) - 13);
+                sum = 0.0;
+                for (int t = 0; t < terms; t++)
+                    sum += trunc(term[t] / cut) * cut;
+            }
+            const int nb = wrong_scale ? (j / 128 + 1) % NB : j / 128;
+            acc = fmaf((float)sum, d->sa[(size_t)b * d->M + i] * d->sb[(size_t)nb * KB + b], acc);
+        }
+        out[(size_t)i * N + j] = acc;
+    }
+}
+
+/* The FP8 check: the reference takes each block's scales, the tolerance is
+ * as derived, a sum as FP8's tensor cores make it passes, and one that loses
+ * a run of 32 products, or scales a block with another's scale, fails; at K
+ * of 100 (one part block), 4096 and 65536, on 2 rows and 192 columns (two
+ * blocks of B, the second part), blocks of different sizes (fill_blocks).
+ * The lost run is in a large block: one in a block 2^-12 the size of the
+ * element's largest is below its rounding. */
+static void test_check_fp8(void)
+{
+    enum { M = 2, N = 192 };
+    const int ks[] = { 100, 4096, 65536 };
+    for (int ki = 0; ki < 3; ki++) {
+        const int K = ks[ki], KB = (K + 127) / 128;
+        float *x = malloc(sizeof(float) * (size_t)(M + N) * K), *A = malloc(sizeof(float) * M * K);
+        float *B = malloc(sizeof(float) * (size_t)K * N), *sa = malloc(sizeof(float) * KB * M);
+        float *sb = malloc(sizeof(float) * KB * 2), got[M * N];
+        uint8_t *q = malloc((size_t)(M + N) * K);
+        uint64_t state = 5;
+        fill_blocks(x, M, K, 1, &state);
+        fill_blocks(x + M * K, N, K, 128, &state);
+        quantize_blocks(x, M, K, 1, 1, q, sa);                       /* A: 1 x 128, by column */
+        quantize_blocks(x + M * K, N, K, 128, 0, q + M * K, sb);     /* B (N x K): 128 x 128, by row */
+        for (int e = 0; e < M * K; e++)
+            A[e] = e4m3_to_float(q[e]);
+        for (int j = 0; j < N; j++)
+            for (int k = 0; k < K; k++)
+                B[(size_t)k * N + j] = e4m3_to_float(q[M * K + (size_t)j * K + k]);
+        const struct gemm_data d = { M, N, K, 1.0f, 0.0f, A, B, NULL, SUM_FP8, sa, sb };
+        char name[160], why[128];
+
+        /* The tolerance of element (1, 130), as derived: its scaled norms, and its blocks'. */
+        double na = 0, nb = 0, blocks = 0;
+        for (int b = 0; b < KB; b++) {
+            double ab = 0, bb = 0;
+            for (int k = b * 128; k < K && k < b * 128 + 128; k++) {
+                const double a = (double)A[K + k] * sa[b * M + 1], w = (double)B[(size_t)k * N + 130] * sb[KB + b];
+                ab += a * a, bb += w * w;
+            }
+            na += ab, nb += bb, blocks += ab * bb;
+        }
+        double *a_norm = malloc(sizeof(double) * norms_size(&d, M)), *b_norm = malloc(sizeof(double) * norms_size(&d, N));
+        compute_norms(&d, a_norm, b_norm);
+        const double want = 8.0 * 0x1p-24 * sqrt(na) * sqrt(nb) + 24.0 * 0x1p-13 / sqrt(128.0) * sqrt(blocks);
+        const double tol = tolerance(&d, a_norm, b_norm, 1, 130);
+        free(a_norm), free(b_norm);
+        snprintf(name, sizeof name, "check: K = %d, the FP8 tolerance is as derived, on the scaled values", K);
+        snprintf(why, sizeof why, "%.6g, not %.6g", tol, want);
+        result(name, fabs(tol - want) <= 1e-12 * want, why);
+
+        for (int i = 0; i < M; i++)
+            fp8_sum(&d, i, -1, 0, got);
+        struct check_result r = check_full(&d, got);
+        snprintf(name, sizeof name, "check: K = %d, an FP8 tensor-core sum passes", K);
+        snprintf(why, sizeof why, "worst error %.3g of tolerance", r.ref_worst);
+        result(name, r.pass, why);
+
+        int big = 0; /* the run lost: in the block of K where element (0, 0)'s scales are largest */
+        for (int b = 1; b < KB; b++)
+            big = sa[b * M] * sb[b] > sa[big * M] * sb[big] ? b : big;
+        for (int i = 0; i < M; i++)
+            fp8_sum(&d, i, big * 128 + (K - big * 128 > 32 ? 32 : 0), 0, got);
+        r = check_full(&d, got);
+        snprintf(name, sizeof name, "check: K = %d, an FP8 sum missing 32 products fails", K);
+        snprintf(why, sizeof why, "worst error %.3g of tolerance", r.ref_worst);
+        result(name, !r.pass, why);
+
+        for (int i = 0; i < M; i++)
+            fp8_sum(&d, i, -1, 1, got);
+        r = check_full(&d, got);
+        snprintf(name, sizeof name, "check: K = %d, an FP8 sum with B's scales of the wrong columns fails", K);
+        snprintf(why, sizeof why, "worst error %.3g of tolerance", r.ref_worst);
+        result(name, !r.pass, why);
+        free(x), free(A), free(B), free(sa), free(sb), free(q);
+    }
 }
 
 static void test_fill_random(void)
@@ -544,12 +762,16 @@ int main(void)
 #ifdef __FLT16_MAX__
     test_half_against_compiler();
 #endif
+    test_e4m3_all_codes();
+    test_e4m3_rounding();
+    test_quantize_blocks();
     test_reference_by_hand();
     test_checker_catches();
     test_tolerance_catches_missing_product();
     test_samples();
     test_tolerance_formula();
     test_check_over_k();
+    test_check_fp8();
     test_fill_random();
     test_options();
     printf("unit tests: %d passed, %d failed\n", passes, failures);

@@ -44,7 +44,7 @@ need() {
 input() {
     local line
     line=$(step_line "$1") || exit 2
-    [[ $line =~ INPUT_(FP16|FP32) ]] || die "$1/main.c: no INPUT_FP16 or INPUT_FP32 in the STEP line"
+    [[ $line =~ INPUT_(FP16|FP32|E4M3) ]] || die "$1/main.c: no INPUT_FP16, INPUT_FP32 or INPUT_E4M3 in the STEP line"
     echo "${BASH_REMATCH[1],,}"
 }
 
