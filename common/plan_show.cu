@@ -28,7 +28,8 @@ int main(int argc, char **argv)
     const int M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]), sms = atoi(argv[4]), fit = atoi(argv[5]);
     // Rows of A (K halves) and B (N halves) on 32-byte sectors as gemm_launch finds them in memory from cudaMalloc:
     // the rows as they are where they are whole pieces, else repacked (common/repack.cuh).
-    const int lda = K % REPACK_PIECE == 0 ? K : repacked_pitch(K), ldb = N % REPACK_PIECE == 0 ? N : repacked_pitch(N);
+    const int lda = K % REPACK_PIECE<__half> == 0 ? K : repacked_pitch<__half>(K),
+              ldb = N % REPACK_PIECE<__half> == 0 ? N : repacked_pitch<__half>(N);
     const auto how = plan_for(M, N, K, sms, lda % 16 == 0, ldb % 16 == 0, fit);
 
     const size_t pick = pick_of_seen();

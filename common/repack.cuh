@@ -76,28 +76,32 @@ struct call_memory {
     }
 };
 
-constexpr int REPACK_PIECE = 8; // halves in a 16-byte piece
-constexpr int REPACK_LINE = 64; // halves in a 128-byte line
+// Elements T (half, or FP8's bytes) in a 16-byte piece and in a 128-byte line.
+template <typename T> constexpr int REPACK_PIECE = 16 / sizeof(T);
+template <typename T> constexpr int REPACK_LINE = 128 / sizeof(T);
 
-// A copy of the rows x cols matrix X whose rows start every `pitch` halves
+// A copy of the rows x cols matrix X whose rows start every `pitch` elements
 // (whole pieces): a thread per piece of the copy, zeros past the end of a
 // row.
-__global__ void repack_kernel(__half *dst, const __half *X, int rows, int cols, int pitch)
+template <typename T>
+__global__ void repack_kernel(T *dst, const T *X, int rows, int cols, int pitch)
 {
+    constexpr int PIECE = REPACK_PIECE<T>;
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long r = i / (pitch / REPACK_PIECE), c = i % (pitch / REPACK_PIECE) * REPACK_PIECE;
-    __align__(16) __half v[REPACK_PIECE];
+    const long long r = i / (pitch / PIECE), c = i % (pitch / PIECE) * PIECE;
+    __align__(16) T v[PIECE];
 #pragma unroll
-    for (int j = 0; j < REPACK_PIECE; ++j)
-        v[j] = r < rows && c + j < cols ? X[r * cols + c + j] : __half();
+    for (int j = 0; j < PIECE; ++j)
+        v[j] = r < rows && c + j < cols ? X[r * cols + c + j] : T();
     if (r < rows)
-        *reinterpret_cast<uint4 *>(dst + i * REPACK_PIECE) = *reinterpret_cast<const uint4 *>(v);
+        *reinterpret_cast<uint4 *>(dst + i * PIECE) = *reinterpret_cast<const uint4 *>(v);
 }
 
-// The halves from one row of the copy to the next: whole lines, or whole pieces where a row is shorter than a line.
+// The elements from one row of the copy to the next: whole lines, or whole pieces where a row is shorter than a line.
+template <typename T>
 static int repacked_pitch(int cols)
 {
-    const int unit = cols < REPACK_LINE ? REPACK_PIECE : REPACK_LINE;
+    const int unit = cols < REPACK_LINE<T> ? REPACK_PIECE<T> : REPACK_LINE<T>;
     return (cols + unit - 1) / unit * unit;
 }
 
@@ -106,17 +110,18 @@ static int repacked_pitch(int cols)
 // which TMA reads fastest, for rows of a line or more; whole pieces for
 // shorter ones. A copy is then at most twice X's bytes, or 16 bytes a row
 // where a row is shorter than a piece. Null if the GPU has too little memory.
+template <typename T = __half>
 static const void *for_tma(const void *X, int rows, int cols, int &pitch, call_memory &mem)
 {
     pitch = cols;
-    if (cols % REPACK_PIECE == 0 && (uintptr_t)X % 16 == 0)
+    if (cols % REPACK_PIECE<T> == 0 && (uintptr_t)X % 16 == 0)
         return X;
-    pitch = repacked_pitch(cols);
-    __half *copy = (__half *)mem.take((size_t)rows * pitch * sizeof(__half));
+    pitch = repacked_pitch<T>(cols);
+    T *copy = (T *)mem.take((size_t)rows * pitch * sizeof(T));
     if (!copy)
         return nullptr;
-    const long long pieces = (long long)rows * (pitch / REPACK_PIECE);
-    repack_kernel<<<(unsigned)((pieces + 255) / 256), 256, 0, mem.stream>>>(copy, (const __half *)X, rows, cols, pitch);
+    const long long pieces = (long long)rows * (pitch / REPACK_PIECE<T>);
+    repack_kernel<<<(unsigned)((pieces + 255) / 256), 256, 0, mem.stream>>>(copy, (const T *)X, rows, cols, pitch);
     return copy;
 }
 

@@ -69,7 +69,7 @@ experiment() {
             edits=('s/^constexpr int STAGES = 4;/constexpr int STAGES = 3;/') ;;
         step09_tma) what="repacked rows padded to whole pieces, not lines (common/repack.cuh)"
             shape="-m 4096 -n 4100 -k 4096" file=common/repack.cuh
-            edits=('s/^    const int unit = cols < REPACK_LINE ? REPACK_PIECE : REPACK_LINE;/    const int unit = REPACK_PIECE;/') ;;
+            edits=('s/^    const int unit = cols < REPACK_LINE<T> ? REPACK_PIECE<T> : REPACK_LINE<T>;/    const int unit = REPACK_PIECE<T>;/') ;;
         step10_warp_specialized) what="one tile per block: tiles blocks, not min(tiles, sms)"; shape="-s 4096"
             edits=('s/^    kernel<<<min(tiles, sms), THREADS, smem, stream>>>/    kernel<<<tiles, THREADS, smem, stream>>>/') ;;
         "step10_warp_specialized direct") what="the epilogue stores straight from the accumulators, as in step 09"
