@@ -887,7 +887,7 @@ if [[ $readme_text == *"every step on ${#shapes[@]} shapes "* &&
 else
     fail "README: say the GPU half runs every step on ${#shapes[@]} shapes, ${#scalings[@]} more alpha/beta pairs on ${#scaled_shapes[@]} of them and ${#offset_runs[@]} runs with --offset"
 fi
-COMMON_OBJS="common/half.o common/options.o common/step.o common/check.o common/harness.o common/flush.o"
+COMMON_OBJS="common/half.o common/fp8.o common/options.o common/step.o common/check.o common/harness.o common/flush.o"
 
 # The steps' reason to skip their GPU checks: left out of the build, or (set
 # below) a GPU older than the step needs. Each is said once, with its count.
@@ -1080,7 +1080,7 @@ else
             if ! { $MAKE --no-print-directory "$main/main.o" $COMMON_OBJS >"$log" 2>&1 &&
                    ${NVCC:-nvcc} -O2 $gencode -Icommon -DWRONG=$wrong -DHALF=$half \
                        -c common/wrong_kernel.cu -o "$bin.o" >>"$log" 2>&1 &&
-                   ${NVCC:-nvcc} -o "$bin" "$main/main.o" "$bin.o" $COMMON_OBJS -lcublas -ldl >>"$log" 2>&1; }; then
+                   ${NVCC:-nvcc} -o "$bin" "$main/main.o" "$bin.o" $COMMON_OBJS -lcublasLt -lcublas -ldl >>"$log" 2>&1; }; then
                 fail "$name: does not build"
                 continue
             fi
