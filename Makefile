@@ -97,8 +97,11 @@ $(eval $(call RECORD,ceilings,$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY)))
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_$*) -Icommon -c $< -o $@
 
 # scripts/timeline.sh's program: the step's kernels with their stamps on
-# (common/timeline.cuh); no default target builds it.
-%/timeline: %/timeline.o common/timeline.o $(COMMON_OBJS)
+# (common/timeline.cuh), and common/timeline.c built for the step's inputs
+# (FP8's call for step 16); no default target builds it.
+TIMELINE_MAIN = common/timeline$(if $(filter e4m3,$(shell bash scripts/arch.sh input $(1))),_fp8).o
+.SECONDEXPANSION:
+%/timeline: %/timeline.o $$(call TIMELINE_MAIN,$$*) $(COMMON_OBJS)
 	$(NVCC) -o $@ $^ $(LDLIBS) -Xlinker -rpath,$(CUDA_PATH)/lib64:$(CUDA_PATH)/extras/CUPTI/lib64
 
 %/timeline.o: %/kernel.cu common/gemm.h common/launch.cuh common/repack.cuh common/timeline.cuh %/.build-config
@@ -118,6 +121,9 @@ $(eval $(call RECORD,ceilings,$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY)))
 
 common/%.o: common/%.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -c $< -o $@
+
+common/timeline_fp8.o: common/timeline.c $(COMMON_HDRS) common/.build-config
+	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -DFP8=1 -c $< -o $@
 
 common/flush.o: common/flush.cu common/.build-config
 	$(NVCC) $(NVCCFLAGS) $(GENCODE_ANY) -c $< -o $@

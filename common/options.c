@@ -128,7 +128,7 @@ static int too_large(const char *prog, const char *name, long long rows, long lo
             "%s: %s would be %lld x %lld = %lld elements (%.1f GiB of %s), too large: "
             "at most %lld elements per matrix (see --help)\n",
             prog, name, rows, cols, rows * cols, (double)(rows * cols) * bytes / (1u << 30),
-            bytes == 2 ? "half" : "float", gemm_max_elements);
+            bytes == 1 ? "e4m3" : bytes == 2 ? "half" : "float", gemm_max_elements);
     return 1;
 }
 

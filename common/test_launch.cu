@@ -37,15 +37,19 @@
  *                    blocks of its first, middle and last rows and columns
  *                    right (SKIP where the GPU has too little memory)
  *
- * Built with -DHALF=0 (float A and B, steps 01-04) or -DHALF=1. Prints a
- * PASS, FAIL or SKIP line per check; exits 1 if one failed, 2 on bad usage.
+ * Built with -DHALF=0 (float A and B, steps 01-04) or -DHALF=1, or with
+ * -DFP8=1 for gemm_fp8_launch (step 16: A and B e4m3 with their scales, B
+ * N x K). Prints a PASS, FAIL or SKIP line per check; exits 1 if one
+ * failed, 2 on bad usage.
  */
 #include "gemm.h"
 extern "C" {
 #include "check.h" // fill_random: the harness's inputs
+#include "fp8.h"
 }
 
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -60,11 +64,28 @@ extern "C" {
 #include <thread>
 #include <vector>
 
-#if HALF
+#ifndef FP8
+#define FP8 0
+#endif
+#if FP8
+typedef __nv_fp8_e4m3 input_t;
+#elif HALF
 typedef __half input_t;
 #else
 typedef float input_t;
 #endif
+
+// The step's call: gemm_launch, or gemm_fp8_launch with A's and B's scales (sa and sb unused by the others).
+static int gemm(int M, int N, int K, float alpha, const void *A, const float *sa, const void *B, const float *sb,
+                float beta, float *C, cudaStream_t stream)
+{
+#if FP8
+    return gemm_fp8_launch(M, N, K, alpha, A, sa, B, sb, beta, C, stream);
+#else
+    (void)sa, (void)sb;
+    return gemm_launch(M, N, K, alpha, A, B, beta, C, stream);
+#endif
+}
 
 constexpr int FREE_SMS = 2;        // the SMs the busy case leaves to gemm_launch: a cluster of two
 constexpr int THREADS = 4;         // host threads in the threads case
@@ -96,9 +117,10 @@ struct problem {
     int M = 0, N = 0, K = 0;
     float alpha = 1.0f, beta = 0.0f;
     void *A = nullptr, *B = nullptr;
-    float *C = nullptr;
+    float *C = nullptr, *sa = nullptr, *sb = nullptr; // sa, sb: FP8's scales (gemm.h)
     cudaStream_t stream = nullptr; // the program's own, which waits for no other (cudaStreamNonBlocking)
-    std::vector<float> c0, a, b;   // a and b: the inputs as floats, for the reference
+    std::vector<float> c0, a, b;   // a and b: the inputs as floats, for the reference (b K x N)
+    std::vector<float> a_scales, b_scales; // FP8: the scales, for the reference
 };
 
 static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint64_t seed)
@@ -106,9 +128,31 @@ static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint6
     p.M = M, p.N = N, p.K = K, p.alpha = alpha, p.beta = beta;
     uint64_t state = seed;
     p.a.resize((size_t)M * K), p.b.resize((size_t)K * N);
+#if FP8 // as the harness makes them: blocks of different sizes, quantized; B N x K on the GPU, K x N in b
+    const size_t kb = (K + 127) / 128;
+    std::vector<float> raw_b((size_t)K * N);
+    std::vector<uint8_t> qa(p.a.size()), qb(p.b.size());
+    p.a_scales.resize(kb * M), p.b_scales.resize(kb * ((N + 127) / 128));
+    fill_blocks(p.a.data(), M, K, 1, &state);
+    fill_blocks(raw_b.data(), N, K, 128, &state);
+    quantize_blocks(p.a.data(), M, K, 1, 1, qa.data(), p.a_scales.data());
+    quantize_blocks(raw_b.data(), N, K, 128, 0, qb.data(), p.b_scales.data());
+    for (size_t e = 0; e < p.a.size(); ++e)
+        p.a[e] = e4m3_to_float(qa[e]);
+    for (int j = 0; j < N; ++j)
+        for (int k = 0; k < K; ++k)
+            p.b[(size_t)k * N + j] = e4m3_to_float(qb[(size_t)j * K + k]);
+    const std::vector<uint8_t> &a = qa, &b = qb;
+    if (cudaMalloc(&p.sa, p.a_scales.size() * sizeof(float) + 1) != cudaSuccess ||
+        cudaMalloc(&p.sb, p.b_scales.size() * sizeof(float) + 1) != cudaSuccess ||
+        cudaMemcpy(p.sa, p.a_scales.data(), p.a_scales.size() * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(p.sb, p.b_scales.data(), p.b_scales.size() * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess)
+        return false;
+#else
     fill_random(p.a.data(), p.a.size(), &state, HALF);
     fill_random(p.b.data(), p.b.size(), &state, HALF);
     const std::vector<input_t> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()); // exact: half values already
+#endif
     p.c0.assign(beta != 0.0f ? (size_t)M * N : 0, 0.0f);
     fill_random(p.c0.data(), p.c0.size(), &state, 0);
     return cudaStreamCreateWithFlags(&p.stream, cudaStreamNonBlocking) == cudaSuccess &&
@@ -122,9 +166,9 @@ static bool make(problem &p, int M, int N, int K, float alpha, float beta, uint6
 static void release(problem &p)
 {
     cudaStreamSynchronize(p.stream);
-    cudaFree(p.A), cudaFree(p.B), cudaFree(p.C);
+    cudaFree(p.A), cudaFree(p.B), cudaFree(p.C), cudaFree(p.sa), cudaFree(p.sb);
     cudaStreamDestroy(p.stream);
-    p.A = p.B = p.C = nullptr, p.stream = nullptr;
+    p.A = p.B = nullptr, p.C = p.sa = p.sb = nullptr, p.stream = nullptr;
 }
 
 // C back to what it held before the calls, queued on the problem's stream
@@ -141,7 +185,7 @@ static bool reset_c(const problem &p)
 // The call on the problem's stream, as it is, without waiting for it.
 static int call(const problem &p)
 {
-    return gemm_launch(p.M, p.N, p.K, p.alpha, p.A, p.B, p.beta, p.C, p.stream);
+    return gemm(p.M, p.N, p.K, p.alpha, p.A, p.sa, p.B, p.sb, p.beta, p.C, p.stream);
 }
 
 // C back to c0, then the call, without waiting for it; its return value.
@@ -193,8 +237,9 @@ static std::string differs(const std::vector<float> &x, const std::vector<float>
 static std::string wrong_against_reference(const problem &p, const std::vector<float> &out)
 {
     const gemm_data d = { p.M, p.N, p.K, p.alpha, p.beta, p.a.data(), p.b.data(),
-                          p.c0.empty() ? nullptr : p.c0.data(), HALF ? SUM_TRUNCATED : SUM_ROUNDED };
-    std::vector<double> a_norm(p.M), b_norm(p.N);
+                          p.c0.empty() ? nullptr : p.c0.data(), FP8 ? SUM_FP8 : HALF ? SUM_TRUNCATED : SUM_ROUNDED,
+                          FP8 ? p.a_scales.data() : nullptr, FP8 ? p.b_scales.data() : nullptr };
+    std::vector<double> a_norm(norms_size(&d, p.M)), b_norm(norms_size(&d, p.N));
     std::vector<int> rows(p.M), cols(p.N), few(SAMPLE_FEW_MAX);
     compute_norms(&d, a_norm.data(), b_norm.data());
     check_result r = {};
@@ -453,8 +498,8 @@ static void case_zero()
     // M or N = 0: success, nothing read or written (null pointers too).
     for (int i = 0; i < 2; ++i) {
         const int M = i == 0 ? 0 : 33, N = i == 0 ? 65 : 0;
-        const int err = reset_c(p) ? gemm_launch(M, N, 17, 1.0f, p.A, p.B, 0.5f, p.C, p.stream) : -1;
-        const int null_err = gemm_launch(M, N, 17, 1.0f, nullptr, nullptr, 0.5f, nullptr, p.stream);
+        const int err = reset_c(p) ? gemm(M, N, 17, 1.0f, p.A, p.sa, p.B, p.sb, 0.5f, p.C, p.stream) : -1;
+        const int null_err = gemm(M, N, 17, 1.0f, nullptr, nullptr, nullptr, nullptr, 0.5f, nullptr, p.stream);
         const bool ok = err == cudaSuccess && null_err == cudaSuccess && read_c(p, got, why) && got == p.c0;
         result(ok, "zero: " + shape_name(M, N, 17) + ": success, C untouched, null pointers accepted",
                err != cudaSuccess || null_err != cudaSuccess ? "returned " + error_name(err) + ", " + error_name(null_err)
@@ -474,7 +519,7 @@ static void case_zero()
                "zero: " + shape_name(33, 65, 0) + ", beta=" + std::to_string(beta) + ": C = beta * C",
                ran ? differs(got, want) : why);
     }
-    const int err = gemm_launch(0, 0, 0, 1.0f, nullptr, nullptr, 0.0f, nullptr, p.stream);
+    const int err = gemm(0, 0, 0, 1.0f, nullptr, nullptr, nullptr, nullptr, 0.0f, nullptr, p.stream);
     result(err == cudaSuccess, "zero: M=N=K=0: success", "returned " + error_name(err));
     release(p);
 }
@@ -494,7 +539,7 @@ static void case_limits()
     std::vector<float> got;
     std::string why;
     for (const auto &t : too) {
-        const int err = reset_c(p) ? gemm_launch(t[0], t[1], t[2], 1.0f, p.A, p.B, 0.5f, p.C, p.stream) : -1;
+        const int err = reset_c(p) ? gemm(t[0], t[1], t[2], 1.0f, p.A, p.sa, p.B, p.sb, 0.5f, p.C, p.stream) : -1;
         const bool untouched = read_c(p, got, why) && got == p.c0;
         result(err == cudaErrorInvalidValue && untouched,
                "limits: " + shape_name(t[0], t[1], t[2]) + ": cudaErrorInvalidValue, C untouched",
@@ -580,7 +625,7 @@ static void case_streams()
             for (int r = 0; r < ROUNDS && wrong[t].empty(); ++r)
                 for (int i = 0; i < SHAPE_COUNT && wrong[t].empty(); ++i) {
                     const problem &q = probs[t * SHAPE_COUNT + (t + i) % SHAPE_COUNT];
-                    if (const int err = gemm_launch(q.M, q.N, q.K, q.alpha, q.A, q.B, q.beta, q.C, mine))
+                    if (const int err = gemm(q.M, q.N, q.K, q.alpha, q.A, q.sa, q.B, q.sb, q.beta, q.C, mine))
                         wrong[t] = "gemm_launch returned " + error_name(err);
                 }
             std::vector<float> got;
@@ -769,6 +814,19 @@ __global__ void fill_hashed(input_t *X, long long n, uint64_t seed)
         X[i] = (input_t)hashed(i, seed);
 }
 
+// Element i of X as the GPU holds it: hashed, rounded to input_t (fill_hashed) where that is FP8 (else exact).
+static double held(uint64_t i, uint64_t seed)
+{
+    return FP8 ? e4m3_to_float(float_to_e4m3(hashed(i, seed))) : hashed(i, seed);
+}
+
+// FP8's scales of the large case: all 1.
+__global__ void fill_ones(float *x, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        x[i] = 1.0f;
+}
+
 // A large C, A or B, the other sizes small; A and B made on the GPU
 // (hashed). Past 2^32 elements, whose last rows lie past 32-bit offsets,
 // signed or not, where the step takes it (C 32800 x 131072 with K = 64, A
@@ -796,9 +854,12 @@ static void case_large(char which)
     p.M = M, p.N = N, p.K = K;
     unsigned long long *count = nullptr, nan = 0;
     int err = -1;
+    const long long a_scales = FP8 ? (K + 127) / 128 * (long long)M : 1, b_scales = FP8 ? (K + 127) / 128 * ((N + 127) / 128LL) : 1;
     if (cudaStreamCreateWithFlags(&p.stream, cudaStreamNonBlocking) != cudaSuccess ||
         cudaMalloc(&p.A, (size_t)M * K * sizeof(input_t)) != cudaSuccess ||
         cudaMalloc(&p.B, (size_t)K * N * sizeof(input_t)) != cudaSuccess ||
+        cudaMalloc(&p.sa, a_scales * sizeof(float)) != cudaSuccess ||
+        cudaMalloc(&p.sb, b_scales * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&p.C, (size_t)M * N * sizeof(float)) != cudaSuccess || cudaMalloc(&count, sizeof *count) != cudaSuccess) {
         result(false, what, "not enough GPU memory");
         cudaFree(count);
@@ -806,7 +867,9 @@ static void case_large(char which)
         return;
     }
     fill_hashed<<<4096, 256, 0, p.stream>>>((input_t *)p.A, (long long)M * K, SEED_A);
-    fill_hashed<<<4096, 256, 0, p.stream>>>((input_t *)p.B, (long long)K * N, SEED_B);
+    fill_hashed<<<4096, 256, 0, p.stream>>>((input_t *)p.B, (long long)K * N, SEED_B); // FP8: N x K
+    fill_ones<<<4096, 256, 0, p.stream>>>(p.sa, a_scales);
+    fill_ones<<<4096, 256, 0, p.stream>>>(p.sb, b_scales);
     if ((err = launch(p)) != cudaSuccess || cudaMemsetAsync(count, 0, sizeof *count, p.stream) != cudaSuccess) {
         result(false, what, err > 0 ? "gemm_launch returned " + error_name(err) : "C not reset");
         cudaFree(count);
@@ -816,8 +879,9 @@ static void case_large(char which)
     count_nan<<<4096, 256, 0, p.stream>>>(p.C, (long long)M * N, count);
     const cudaError_t e = cudaStreamSynchronize(p.stream);
     cudaMemcpy(&nan, count, sizeof nan, cudaMemcpyDeviceToHost);
-    double worst = 0.0; // the error over its allowance (check.c: truncated sums of K products, each |x| <= 1)
-    const double allowance = (8.0 + std::sqrt((double)K) / 4.0) * 0x1p-24 * K;
+    double worst = 0.0; // the error over its allowance (check.c: truncated or FP8 sums of K products, each |x| <= 1)
+    const double allowance = (FP8 ? 8.0 + 0x1p11 * 24.0 / std::sqrt((double)K) : 8.0 + std::sqrt((double)K) / 4.0) *
+                             0x1p-24 * K;
     std::vector<float> row(SIDE);
     for (int r0 : { 0, M / 2, M - SIDE })
         for (int c0 : { 0, N / 2, N - SIDE })
@@ -826,7 +890,8 @@ static void case_large(char which)
                 for (int c = c0; c < c0 + SIDE; ++c) {
                     double ref = 0.0;
                     for (int k = 0; k < K; ++k)
-                        ref += (double)hashed((uint64_t)r * K + k, SEED_A) * hashed((uint64_t)k * N + c, SEED_B);
+                        ref += held((uint64_t)r * K + k, SEED_A) *
+                               held(FP8 ? (uint64_t)c * K + k : (uint64_t)k * N + c, SEED_B);
                     worst = std::fmax(worst, std::fabs(row[c - c0] - ref) / allowance);
                 }
             }

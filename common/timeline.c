@@ -5,6 +5,7 @@
  * once stamped. Prints a stamp per line, "sm block consumer kind ns", ns
  * from the first stamp; kind 0 multiply, 1 fixup, 2 store, 3 done.
  * usage: stepNN_name/timeline [-m M -n N -k K | -s S] (the step's options)
+ * Built with -DFP8=1 for step 16's gemm_fp8_launch.
  */
 #include "harness.h"
 #include "options.h"
@@ -18,7 +19,13 @@ int timeline_read(struct timeline_stamp *out, int most);
 
 enum { MOST = 1 << 22 };
 
+#if FP8
+static const struct step STEP = { "timeline", INPUT_E4M3, "sm_90a" }; // step 16
+#define GEMM() gemm_fp8_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dsa, p.dB, p.dsb, d->beta, p.dC, p.stream)
+#else
 static const struct step STEP = { "timeline", INPUT_FP16, "sm_90a" }; // the stamped steps: 10 and up
+#define GEMM() gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC, p.stream)
+#endif
 
 int main(int argc, char **argv)
 {
@@ -35,8 +42,8 @@ int main(int argc, char **argv)
     struct timeline_stamp *s = malloc(MOST * sizeof *s);
     const struct gemm_data *d = &p.host;
     // the warm-up: memory, modules, clocks; then the stamped call
-    int n = -1, err = s ? gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC, p.stream) : cudaErrorMemoryAllocation;
-    if (!err && timeline_read(s, MOST) >= 0 && !(err = gemm_launch(d->M, d->N, d->K, d->alpha, p.dA, p.dB, d->beta, p.dC, p.stream)))
+    int n = -1, err = s ? GEMM() : cudaErrorMemoryAllocation;
+    if (!err && timeline_read(s, MOST) >= 0 && !(err = GEMM()))
         n = timeline_read(s, MOST);
     if (err || n < 0) {
         err = err ? err : (int)cudaGetLastError();

@@ -116,6 +116,7 @@ roof_of() {
               if [[ $r == cuBLAS* ]]; then unit=$([ "${roof[wgmma]:--}" != - ] && echo wgmma || echo mma)
               elif [ "$(bash scripts/arch.sh need "$r")" = sm_90a ]; then unit=wgmma
               else unit=mma; fi ;;
+        e4m3) unit=wgmma_fp8 in=1 ;;
         *) echo "- -"; return ;;
     esac
     awk -v tf="$(get "$r" tflops)" -v top="${roof[$unit]:--}" -v unit="$unit" -v m="$m" -v n="$n" -v k="$k" \
@@ -138,6 +139,7 @@ for i in "${!steps[@]}"; do
         case $prec in
             fp32) cublas_res fp32 "cuBLAS SGEMM"; rows+=("cuBLAS SGEMM") ;;
             fp16) cublas_res fp16 "cuBLAS GemmEx"; rows+=("cuBLAS GemmEx") ;;
+            e4m3) cublas_res e4m3 "cuBLASLt FP8"; rows+=("cuBLASLt FP8") ;;
         esac
     fi
 done

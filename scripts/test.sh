@@ -156,9 +156,13 @@ for s in "${built[@]}"; do
             fail "$s -m '$value': want 'needs an integer' and exit 2 (exit code $rc)"
         fi
     done
-    # The size message counts the bytes of what A holds: half from step 05 on.
+    # The size message counts the bytes of what A holds: half from step 05 on, e4m3 in step 16.
     ./"$s"/run -s 262145 >"$log.out" 2>"$log"
-    if [ "$(bash scripts/arch.sh input "$s")" = fp16 ]; then want="128.0 GiB of half"; else want="256.0 GiB of float"; fi
+    case $(bash scripts/arch.sh input "$s") in
+        fp16) want="128.0 GiB of half" ;;
+        e4m3) want="64.0 GiB of e4m3" ;;
+        *) want="256.0 GiB of float" ;;
+    esac
     if grep -q "^$s: A would be .*($want)" "$log"; then
         pass "$s -s 262145: the size error counts $want"
     else
@@ -1121,11 +1125,12 @@ else
     # Each step's program first, JOBS at a time: nvcc takes seconds a step.
     for s in ${runnable[@]+"${runnable[@]}"}; do
         job_slot "$JOBS"
-        half=$([ "$(bash scripts/arch.sh input "$s")" = fp16 ] && echo 1 || echo 0)
+        input=$(bash scripts/arch.sh input "$s")
         gencode=$(bash scripts/arch.sh gencode "$s" "${ARCH:-}")
         # shellcheck disable=SC2086 # gencode holds several words
-        ${NVCC:-nvcc} -O2 -std=c++17 $gencode -Icommon -DHALF=$half common/test_launch.cu "$s/kernel.o" \
-            common/check.o common/half.o -o "$lib_dir/$s" >"$lib_dir/$s.log" 2>&1 &
+        ${NVCC:-nvcc} -O2 -std=c++17 $gencode -Icommon -DHALF=$([ "$input" = fp16 ] && echo 1 || echo 0) \
+            -DFP8=$([ "$input" = e4m3 ] && echo 1 || echo 0) common/test_launch.cu "$s/kernel.o" \
+            common/check.o common/half.o common/fp8.o -o "$lib_dir/$s" >"$lib_dir/$s.log" 2>&1 &
     done
     wait
     for s in ${runnable[@]+"${runnable[@]}"}; do
