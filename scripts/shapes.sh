@@ -17,7 +17,7 @@ source scripts/common.sh
 # Each class: its name, what makes it hard, its shapes (M N K each),
 # whether it runs cold, and whether its bars are the weights' TB/s (B's
 # 2 K N bytes over the time: TFLOPS / M) against HBM's read rate.
-classes_all=(square awkward skinny narrow deep shallow misaligned llm decode)
+classes_all=(square awkward skinny narrow deep shallow misaligned llm decode fp8)
 class_shapes() {
     cold="" weights=""
     case $1 in
@@ -45,6 +45,13 @@ class_shapes() {
                       "5120 13824" "14336 4096" "4096 14336"; do
                 for m in 1 2 4 8 16 32 64 128; do shapes+=("$m $nk"); done
             done ;;
+        fp8) what="DeepSeek-V3's layers (N x K) at 128 and 4096 tokens, where FP8 with block scales trains and serves"
+            shapes=()
+            local m nk
+            for m in 128 4096; do
+                for nk in "2112 7168" "24576 1536" "7168 16384" "4096 7168" "7168 2048"; do shapes+=("$m $nk"); done
+            done
+            shapes+=("4096 4096 4096" "8192 8192 8192") ;;
         *) return 1 ;;
     esac
 }
@@ -124,7 +131,7 @@ done
 
 [ -n "$csv" ] && echo "class,m,n,k,step,tflops,cublas_tflops,pct_cublas" >"$csv"
 echo "Shapes on ${gpu//_/ }, $(date -u +%Y-%m-%d): median of $iters runs each, unchecked. % cuBLAS is"
-echo "against cuBLAS GemmEx (half in, float out) in the step's own process; the"
+echo "against cuBLAS of the step's precision (GemmEx half in, float out; cuBLASLt FP8 with the same scales) in the step's own process; the"
 echo "cuBLAS line is the median of those. Bars: TFLOPS, all to one scale. Warm"
 echo "runs (A and B in L2 where they fit) but where a class says cold."
 [ ${#roof[@]} -gt 0 ] && echo "Decode's bars: the weights' TB/s against HBM's ${roof[hbm_read]} TB/s read (make ceilings)."
