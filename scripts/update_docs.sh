@@ -119,7 +119,7 @@ measured() {
     read -r prec ms tf x01 xprev pct check <<<"$(row "$run" "$s")" || return 1
     [ -n "$tf" ] || return 1
     for d in $(step_dirs); do [ "$d" = "$s" ] && break; prev=$d; done
-    printf '%s TFLOPS, %s%% of cuBLAS %s' "$tf" "$pct" "$([ "$prec" = fp16 ] && echo GemmEx || echo SGEMM)"
+    printf '%s TFLOPS, %s%% of %s' "$tf" "$pct" "$(case $prec in fp16) echo cuBLAS GemmEx ;; e4m3) echo cuBLASLt FP8 ;; *) echo cuBLAS SGEMM ;; esac)"
     [ -n "$prev" ] && [ "$xprev" != - ] && printf ', %sx step %s' "$xprev" "${prev:4:2}"
     return 0
 }
