@@ -141,7 +141,7 @@ gpu="" status=0
 # run of each (flush_l2 first, as --cold does), or the compulsory bytes.
 bytes_of() {
     local s=$1 m=$2 n=$3 k=$4 in
-    in=$([ "$(bash scripts/arch.sh input "$s")" = fp16 ] && echo 2 || echo 4)
+    in=$(case $(bash scripts/arch.sh input "$s") in fp16) echo 2 ;; e4m3) echo 1 ;; *) echo 4 ;; esac)
     if [ $compulsory = 1 ]; then
         awk -v m="$m" -v n="$n" -v k="$k" -v ib="$in" 'BEGIN { b = ib * (m * k + k * n) + 4 * m * n; print b, b }'
         return
@@ -166,6 +166,7 @@ point() { # point LABEL KIND FLOPS BYTES TFLOPS
 }
 {
     echo "ceiling fma ${roof[fma]:--}"; echo "ceiling mma ${roof[mma]:--}"; echo "ceiling wgmma ${roof[wgmma]:--}"
+    echo "ceiling wgmma_fp8 ${roof[wgmma_fp8]:--}"
     echo "ceiling hbm_read ${roof[hbm_read]:--}"; echo "ceiling l2_read ${roof[l2_read]:--}"
 } >"$out"
 declare -A r
