@@ -55,7 +55,8 @@ for s in "${steps[@]}"; do
         tf[$size]=${r[tflops]} ctf[$size]=${r[cublas_tflops]} ms[$size]=${r[ms]} pct[$size]=${r[pct_cublas]}
         gpu=${r[gpu]} prec=${r[precision]}
     done
-    label=$([ "$prec" = fp16 ] && echo "cuBLAS GemmEx (half in, float out)" || echo "cuBLAS SGEMM")
+    label=$(case $prec in fp16) echo "cuBLAS GemmEx (half in, float out)" ;; e4m3) echo "cuBLASLt FP8 (the same scales)" ;;
+            *) echo "cuBLAS SGEMM" ;; esac)
     top=$(for size in $sizes; do echo "${ctf[$size]}"; echo "${tf[$size]}"; done | sort -g | tail -n 1)
     echo "$s against $label, on ${gpu//_/ }: median of $iters runs, unchecked"
     fmt='%7s %10s %9s %9s %9s  %s\n'
