@@ -848,7 +848,10 @@ cases_for() {
              $(sanitizer_runs_for "$1" | wc -l) + $(library_cases_for "$1" | wc -l) + $(library_sanitized_for "$1") +
              1 + ($((10#${1:4:2})) >= 10) )) # --launches; from step 10, scripts/timeline.sh
 }
-wrong_cases=10 # common/wrong_kernel.cu's 5 bugs, with a float and a half harness
+# common/wrong_kernel.cu's harnesses: step 01's (float), step 05's (half) and the FP8 step's, if there is one
+wrong_mains=(step01_naive step05_wmma)
+for s in "${all_steps[@]}"; do [ "$(bash scripts/arch.sh input "$s")" = e4m3 ] && { wrong_mains+=("$s"); break; }; done
+wrong_cases=$((10 + 6 * (${#wrong_mains[@]} - 2))) # 5 bugs with a float and a half harness; 6 with FP8's
 machine_cases=6 # the ceilings measured, their three byte counts, --cold against warm, --host
 # gemm_launch as a library (common/test_launch.cu), a process per case:
 # every step, on streams of the program's own and in a CUDA graph; the
@@ -1071,18 +1074,20 @@ else
     report_all
 
     echo "== GPU: deliberately wrong kernels, which the check must report"
-    # common/wrong_kernel.cu, linked with step 01's main.c (float inputs) and
-    # step 05's (half): each of its bugs must end in check=FAIL and exit 1.
+    # common/wrong_kernel.cu, linked with step 01's main.c (float inputs),
+    # step 05's (half) and the FP8 step's: each of its bugs must end in
+    # check=FAIL and exit 1.
     wrong_dir=$(mktemp -d)
-    for main in step01_naive step05_wmma; do
-        half=$([ "$(bash scripts/arch.sh input "$main")" = fp16 ] && echo 1 || echo 0)
+    for main in "${wrong_mains[@]}"; do
+        input=$(bash scripts/arch.sh input "$main")
+        half=$([ "$input" = fp16 ] && echo 1 || echo 0) fp8=$([ "$input" = e4m3 ] && echo 1 || echo 0)
         gencode=$(bash scripts/arch.sh gencode "$main" "${ARCH:-}")
-        for wrong in 1 2 3 4 5; do
+        for wrong in 1 2 3 4 5 $([ "$fp8" = 1 ] && echo 6); do
             name="check catches a wrong kernel: $main's harness, bug $wrong of common/wrong_kernel.cu"
             bin=$wrong_dir/$main.$wrong
             # shellcheck disable=SC2086 # the flag variables hold several words
             if ! { $MAKE --no-print-directory "$main/main.o" $COMMON_OBJS >"$log" 2>&1 &&
-                   ${NVCC:-nvcc} -O2 $gencode -Icommon -DWRONG=$wrong -DHALF=$half \
+                   ${NVCC:-nvcc} -O2 $gencode -Icommon -DWRONG=$wrong -DHALF=$half -DFP8=$fp8 \
                        -c common/wrong_kernel.cu -o "$bin.o" >>"$log" 2>&1 &&
                    ${NVCC:-nvcc} -o "$bin" "$main/main.o" "$bin.o" $COMMON_OBJS -lcublasLt -lcublas -ldl >>"$log" 2>&1; }; then
                 fail "$name: does not build"
