@@ -297,6 +297,14 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
         CUDA_CHECK(cudaMalloc((void **)&p->dsb, sb_bytes ? sb_bytes : 1));
         CUDA_CHECK(cudaMemcpy(p->dsa, p->sa, sa_bytes, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(p->dsb, p->sb, sb_bytes, cudaMemcpyHostToDevice));
+        /* cuBLASLt reads the 128 x 128 blocks' scales with each row of
+         * k-blocks padded to a multiple of 4: given gemm.h's rows, its C was
+         * wrong wherever ceil(K/128) is not one (make test on the H200). */
+        const size_t kb = (size_t)(K + 127) / 128, kb4 = (kb + 3) / 4 * 4, nb = (size_t)(N + 127) / 128;
+        CUDA_CHECK(cudaMalloc((void **)&p->dsb_lt, kb4 * nb > 0 ? kb4 * nb * sizeof(float) : 1));
+        CUDA_CHECK(cudaMemset(p->dsb_lt, 0, kb4 * nb * sizeof(float)));
+        CUDA_CHECK(cudaMemcpy2D(p->dsb_lt, kb4 * sizeof(float), p->sb, kb * sizeof(float), kb * sizeof(float), nb,
+                                cudaMemcpyHostToDevice));
         free(qa);
         free(qb);
     } else {
@@ -324,6 +332,7 @@ void free_problem(struct problem *p)
     CUDA_CHECK(cudaFree(p->flush));
     CUDA_CHECK(cudaFree(p->dsa));
     CUDA_CHECK(cudaFree(p->dsb));
+    CUDA_CHECK(cudaFree(p->dsb_lt));
     CUDA_CHECK(cudaStreamDestroy(p->stream));
     free(p->A);
     free(p->B);
@@ -350,6 +359,7 @@ static void reset_c(const struct problem *p)
 struct kernel {
     gemm_fn fn;
     gemm_fp8_fn fp8;
+    int lt; /* cuBLASLt's FP8: B's scales in its layout (dsb_lt) */
 };
 
 /* One call of k on the problem's data, queued on its stream; its return. */
@@ -357,7 +367,8 @@ static int call(const struct problem *p, const struct kernel *k)
 {
     const struct gemm_data *d = &p->host;
     if (k->fp8)
-        return k->fp8(d->M, d->N, d->K, d->alpha, p->dA, p->dsa, p->dB, p->dsb, d->beta, p->dC, p->stream);
+        return k->fp8(d->M, d->N, d->K, d->alpha, p->dA, p->dsa, p->dB, k->lt ? p->dsb_lt : p->dsb, d->beta, p->dC,
+                      p->stream);
     return k->fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream);
 }
 
@@ -459,13 +470,13 @@ static struct check_result check_kernel(const struct problem *p, const struct ke
 
 struct check_result check_gemm(const struct problem *p, gemm_fn fn)
 {
-    const struct kernel k = { fn, NULL }, yardstick = { cublas_gemm(p->input), NULL };
+    const struct kernel k = { fn, NULL, 0 }, yardstick = { cublas_gemm(p->input), NULL, 0 };
     return check_kernel(p, &k, &yardstick);
 }
 
 struct check_result check_gemm_fp8(const struct problem *p, gemm_fp8_fn fn)
 {
-    const struct kernel k = { NULL, fn }, yardstick = { NULL, cublas_gemm_fp8() };
+    const struct kernel k = { NULL, fn, 0 }, yardstick = { NULL, cublas_gemm_fp8(), 1 };
     return check_kernel(p, &k, &yardstick);
 }
 
@@ -511,61 +522,94 @@ gemm_fn cublas_gemm(enum input_type input)
 static cublasLtHandle_t lt_handle;
 static void *lt_workspace;
 
-/* cuBLASLt's FP8 with the same scales. Column-major, as cuBLAS: C^T = B
- * A^T, its A our B (K x N column-major, read transposed: N x K), its B our A
- * (K x M), its D our C (N x M, column-major). So its A takes B's 128 x 128
- * blocks' scales and its B A's 1 x 128 runs', in gemm.h's layouts (found by
- * comparing with a CPU sum on an H200). The plan (the heuristic's first
- * algorithm) is made on a shape's first call, untimed, and kept. */
-static int cublas_fp8(int M, int N, int K, float alpha, const void *A, const float *sa, const void *B,
-                      const float *sb, float beta, float *C, cudaStream_t stream)
+/* cuBLASLt's FP8. Column-major, as cuBLAS: C^T = B A^T, its A our B (K x N
+ * column-major, read transposed: N x K), its B our A (K x M), its D our C
+ * (N x M, column-major). With block scales (the yardstick), its A takes B's
+ * 128 x 128 blocks' scales and its B A's 1 x 128 runs', in gemm.h's layouts
+ * (found by comparing with a CPU sum on an H200); per tensor, each takes its
+ * first scale alone. A plan (the heuristic's first algorithm) is made on a
+ * shape's first call, untimed, and kept, one for each scaling. */
+static int lt_fp8(int per_tensor, int M, int N, int K, float alpha, const void *A, const float *sa, const void *B,
+                  const float *sb, float beta, float *C, cudaStream_t stream)
 {
-    static struct {
+    /* The heuristic takes operands 256-byte aligned unless told: tell it. */
+    uint32_t align[3] = { 256, 256, 256 }; /* its A (our B), its B (our A), C */
+    const uintptr_t at[3] = { (uintptr_t)B, (uintptr_t)A, (uintptr_t)C };
+    for (int i = 0; i < 3; i++)
+        while (at[i] % align[i])
+            align[i] /= 2;
+    static struct lt_plan {
         int M, N, K, found;
+        uint32_t align[3];
         cublasLtMatmulDesc_t op;
         cublasLtMatrixLayout_t a, b, c;
         cublasLtMatmulAlgo_t algo;
-    } plan = { .M = -1 };
-    if (plan.M != M || plan.N != N || plan.K != K) {
-        if (plan.M >= 0) {
-            cublasLtMatmulDescDestroy(plan.op);
-            cublasLtMatrixLayoutDestroy(plan.a);
-            cublasLtMatrixLayoutDestroy(plan.b);
-            cublasLtMatrixLayoutDestroy(plan.c);
+    } plans[2] = { { .M = -1 }, { .M = -1 } };
+    struct lt_plan *plan = &plans[per_tensor];
+    if (plan->M != M || plan->N != N || plan->K != K || memcmp(plan->align, align, sizeof align)) {
+        if (plan->M >= 0) {
+            cublasLtMatmulDescDestroy(plan->op);
+            cublasLtMatrixLayoutDestroy(plan->a);
+            cublasLtMatrixLayoutDestroy(plan->b);
+            cublasLtMatrixLayoutDestroy(plan->c);
         }
-        plan.M = M, plan.N = N, plan.K = K;
+        plan->M = M, plan->N = N, plan->K = K;
+        memcpy(plan->align, align, sizeof align);
         const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-        const int32_t blocks = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, runs = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+        const int32_t scalar = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+                      blocks = per_tensor ? scalar : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F,
+                      runs = per_tensor ? scalar : CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
         const size_t workspace = LT_WORKSPACE_BYTES;
         cublasLtMatmulPreference_t pref;
         cublasLtMatmulHeuristicResult_t heuristic;
         int count = 0;
-        CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
-        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &blocks, sizeof blocks));
-        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &runs, sizeof runs));
+        CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &blocks, sizeof blocks));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &runs, sizeof runs));
+        /* The heuristic finds no algorithm for block scales without their pointers. */
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa));
         CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
         CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                                           sizeof workspace));
+        const cublasLtMatmulPreferenceAttributes_t aligns[4] = {
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES
+        };
+        for (int i = 0; i < 4; i++)
+            CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, aligns[i], &align[i < 3 ? i : 2], sizeof align[0]));
         /* A layout cuBLASLt refuses (a side of 0, a leading dimension it cannot take) has no algorithm. */
-        plan.found = cublasLtMatrixLayoutCreate(&plan.a, CUDA_R_8F_E4M3, K, N, K) == CUBLAS_STATUS_SUCCESS &&
-                     cublasLtMatrixLayoutCreate(&plan.b, CUDA_R_8F_E4M3, K, M, K) == CUBLAS_STATUS_SUCCESS &&
-                     cublasLtMatrixLayoutCreate(&plan.c, CUDA_R_32F, N, M, N) == CUBLAS_STATUS_SUCCESS &&
-                     cublasLtMatmulAlgoGetHeuristic(lt_handle, plan.op, plan.a, plan.b, plan.c, plan.c, pref, 1,
-                                                    &heuristic, &count) == CUBLAS_STATUS_SUCCESS &&
-                     count > 0;
-        if (plan.found)
-            plan.algo = heuristic.algo;
+        plan->found = cublasLtMatrixLayoutCreate(&plan->a, CUDA_R_8F_E4M3, K, N, K) == CUBLAS_STATUS_SUCCESS &&
+                      cublasLtMatrixLayoutCreate(&plan->b, CUDA_R_8F_E4M3, K, M, K) == CUBLAS_STATUS_SUCCESS &&
+                      cublasLtMatrixLayoutCreate(&plan->c, CUDA_R_32F, N, M, N) == CUBLAS_STATUS_SUCCESS &&
+                      cublasLtMatmulAlgoGetHeuristic(lt_handle, plan->op, plan->a, plan->b, plan->c, plan->c, pref, 1,
+                                                     &heuristic, &count) == CUBLAS_STATUS_SUCCESS &&
+                      count > 0;
+        if (plan->found)
+            plan->algo = heuristic.algo;
         cublasLtMatmulPreferenceDestroy(pref);
     }
-    if (!plan.found)
+    if (!plan->found)
         return cudaErrorNotSupported;
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb));
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa));
-    CUBLAS_CHECK(cublasLtMatmul(lt_handle, plan.op, &alpha, B, plan.a, A, plan.b, &beta, C, plan.c, C, plan.c,
-                                &plan.algo, lt_workspace, LT_WORKSPACE_BYTES, stream));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa));
+    CUBLAS_CHECK(cublasLtMatmul(lt_handle, plan->op, &alpha, B, plan->a, A, plan->b, &beta, C, plan->c, C, plan->c,
+                                &plan->algo, lt_workspace, LT_WORKSPACE_BYTES, stream));
     return cudaSuccess;
+}
+
+static int cublas_fp8(int M, int N, int K, float alpha, const void *A, const float *sa, const void *B,
+                      const float *sb, float beta, float *C, cudaStream_t stream)
+{
+    return lt_fp8(0, M, N, K, alpha, A, sa, B, sb, beta, C, stream);
+}
+
+static int cublas_fp8_tensor(int M, int N, int K, float alpha, const void *A, const float *sa, const void *B,
+                             const float *sb, float beta, float *C, cudaStream_t stream)
+{
+    return lt_fp8(1, M, N, K, alpha, A, sa, B, sb, beta, C, stream);
 }
 
 gemm_fp8_fn cublas_gemm_fp8(void)
@@ -851,15 +895,29 @@ static void time_kernels(const struct problem *p, const struct kernel k[2], cons
 void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const struct options *opt,
                 struct timing *t_mine, struct timing *t_theirs)
 {
-    const struct kernel k[2] = { { mine, NULL }, { theirs, NULL } };
+    const struct kernel k[2] = { { mine, NULL, 0 }, { theirs, NULL, 0 } };
     time_kernels(p, k, opt, t_mine, t_theirs);
 }
 
+/* With the pair timed, cuBLASLt's FP8 with one scale per tensor, timed the
+ * same way beside itself, for information: the product with no block
+ * scales' work (its C is not the step's). NaN where it has no algorithm. */
 void time_gemms_fp8(const struct problem *p, gemm_fp8_fn mine, gemm_fp8_fn theirs, const struct options *opt,
                     struct timing *t_mine, struct timing *t_theirs)
 {
-    const struct kernel k[2] = { { NULL, mine }, { NULL, theirs } };
+    const struct kernel k[2] = { { NULL, mine, 0 }, { NULL, theirs, 1 } },
+                        tensor[2] = { { NULL, cublas_fp8_tensor, 1 }, { NULL, cublas_fp8_tensor, 1 } };
     time_kernels(p, k, opt, t_mine, t_theirs);
+    t_theirs->tensor_ms = NAN;
+    const int err = call(p, &tensor[0]);
+    if (err != cudaErrorNotSupported) {
+        CUDA_CHECK((cudaError_t)err);
+        struct options quiet = *opt;
+        quiet.launches = quiet.host = 0;
+        struct timing t, same;
+        time_kernels(p, tensor, &quiet, &t, &same);
+        t_theirs->tensor_ms = t.median_ms;
+    }
 }
 
 static double tflops(const struct options *opt, double ms)
@@ -895,6 +953,10 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
     } else {
         printf("  cuBLAS     not run: %s has no algorithm for this shape\n", cublas_label(step->input));
     }
+    if (fp8)
+        printf("  per tensor %9.3f ms %8.2f TFLOPS   cublasLtMatmul, e4m3 in with one scale per tensor: "
+               "information, the product without block scales\n",
+               cublas->tensor_ms, tflops(opt, cublas->tensor_ms));
     printf("  timed      %s\n", opt->cold ? "cold: each run after a read of twice L2's size, A, B and C out of L2"
                                            : "warm: each run after runs of itself, A and B in L2 where they fit");
     printf("  cuBLAS ran %s\n", cublas->kernels);
@@ -944,6 +1006,8 @@ void report(const struct step *step, const struct gpu *gpu, const struct options
            tflops(opt, cublas->median_ms), pct, !check ? "SKIP" : check->pass ? "PASS" : "FAIL",
            worst, gpu_name, gpu->major, gpu->minor, gpu->runtime / 1000,
            gpu->runtime % 1000 / 10, cublas->kernels);
+    if (fp8)
+        printf(" tensor_ms=%.4f", cublas->tensor_ms);
     if (opt->host)
         printf(" host_us=%.2f cublas_host_us=%.2f", mine->host_us, cublas->host_us);
     if (opt->launches)

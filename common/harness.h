@@ -24,6 +24,7 @@ struct problem {
     float *A_raw, *B_raw;  /* FP8: A and B (N x K) before quantizing, for the check's report; else NULL */
     void *dA, *dB;
     float *dsa, *dsb;      /* FP8: the scales on the GPU */
+    float *dsb_lt;         /* FP8: B's as cuBLASLt reads them, each row of ceil(K/128) padded to a multiple of 4 */
     float *dC;             /* each opt->offset elements into its allocation: */
     void *dA0, *dB0, *dC0; /* the allocations, which cudaMalloc aligns */
     cudaStream_t stream;   /* where every run of the step and of cuBLAS is queued */
@@ -44,6 +45,7 @@ struct timing {
     char launches[256]; /* with --launches, what one call launched (time_gemms); else empty */
     char kernels[256];  /* the kernels one call launched, by name, or "unknown" (CUPTI) */
     double host_us;     /* with --host, the CPU time of one call (median); else 0 */
+    double tensor_ms;   /* FP8's yardstick: cuBLASLt with one scale per tensor (median; NaN: none); else 0 */
 };
 
 /* Picks GPU 0 and checks it can run this problem. Returns -1 to go on, or the
