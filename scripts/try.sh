@@ -101,6 +101,9 @@ experiment() {
             edits=('s/for (const int BM : { BM_BOTH, BM_ONE })$/for (const int BM : { BM_ONE })/') ;;
         step15_swap_ab) what="no swapped tiles: step 14's tiles, with step 15's planner terms"; shape="-m 16 -n 5120 -k 5120 --cold"
             edits=('s/^    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) \/\/ swapped tiles.*/    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) if (false)/') ;;
+        step16_fp8) what="each k-tile's scales read after its wgmma, not before"; shape="-m 4096 -n 7168 -k 16384"
+            edits=('/^            scales(sc, sa, sb, M, kt, tiles_k, m0, n0, wm, lane);$/d'
+                   's/^            promote(acc, part, sc);$/            scales(sc, sa, sb, M, kt, tiles_k, m0, n0, wm, lane); promote(acc, part, sc);/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }
