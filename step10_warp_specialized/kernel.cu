@@ -63,7 +63,7 @@
  * (OUT_N + OUT_PAD) floats; before it, a repack of A or B where TMA cannot
  * read it, as in step 09.
  *
- * Measured: 617.00 TFLOPS, 114.5% of cuBLAS GemmEx, 1.03x step 09
+ * Measured: 602.04 TFLOPS, 106.8% of cuBLAS GemmEx, 1.01x step 09
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
