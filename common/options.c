@@ -26,7 +26,7 @@ static void usage(const char *cmd, const struct step *step)
            "%s: C = alpha * A x B + beta * C on the GPU, checked, and timed against\n"
            "cuBLAS on the same data. Needs %s.\n"
            "\n"
-           "  -m M, -n N, -k K   matrix sizes: A is M x K, B is K x N (default %d each)\n"
+           "  -m M, -n N, -k K   matrix sizes: A is M x K, B is %s (default %d each)\n"
            "  -s S, --size S     set M, N and K to S\n"
            "  --alpha X          scale of A x B (default %g)\n"
            "  --beta X           scale of the old C (default %g; 0 means C is not read)\n"
@@ -49,7 +49,7 @@ static void usage(const char *cmd, const struct step *step)
            "Numbers are decimal: 1000, +12, -1.5, 2.5e-3; no spaces, no hex.\n"
            "Exit status: 0 success, 1 check failed or CUDA error, 2 bad input or no\n"
            "usable GPU.\n",
-           cmd, step->name, need, DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, WARMUP_SECONDS, DEFAULTS.warmup,
+           cmd, step->name, need, step->input == INPUT_E4M3 ? "N x K" : "K x N", DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, WARMUP_SECONDS, DEFAULTS.warmup,
            DEFAULTS.iters, (unsigned long long)DEFAULTS.seed);
 }
 
