@@ -154,7 +154,7 @@ void compute_norms(const struct gemm_data *d, double *a_norm, double *b_norm)
  * FP8 sums, on the scaled values. A run of 32 products of e4m3 values
  * (exact: 4 significant bits each) and the accumulator are added aligned to
  * the largest term's exponent, each cut toward zero 13 bits below it
- * (results/h200/fp8_probes.txt: a term 2^-13 of the largest counts, 2^-14
+ * (results/h200/fp8.txt: a term 2^-13 of the largest counts, 2^-14
  * does not), and every 128 products that sum is scaled and added to a
  * float. Each cut is up to 2^-13 of the largest term, with the term's sign:
  * random signs cancel in part. That rule, simulated on uniform inputs

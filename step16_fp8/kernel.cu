@@ -12,7 +12,7 @@
  *   box of rows, and a cluster's blocks each copy a part of its rows to all.
  *   Swapped tiles (few rows) read B's rows as wgmma's A, untransposed.
  * - The tensor cores add FP8 products into a sum that keeps 13 bits below
- *   its largest term (results/h200/fp8_probes.txt), where a float keeps 24.
+ *   its largest term (results/h200/fp8.txt), where a float keeps 24.
  *   So each k-tile's four wgmma write a sum of their own (the first with
  *   scale-d 0), the consumer waits for it, and adds it, times the scales of
  *   its rows and columns for that k-tile, to its float sums (promote). The
@@ -30,7 +30,7 @@
  * consumers of a 128-row tile overlap each other, a ping-pong tile's do
  * not. Without the scales' loads the same launch ran 911 TFLOPS at 4096 x
  * 7168 x 16384 against 782 with them; cuBLASLt, with 128 x 128 tiles in
- * clusters of two, 1007 (results/h200/step16_fp8.txt).
+ * clusters of two, 1007 (results/h200/fp8.txt).
  *
  * Launch: as step 15's, without the 192- and 256-wide tiles.
  *
