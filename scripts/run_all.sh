@@ -5,7 +5,7 @@
 # with a bar of its TFLOPS to scale. A step the GPU (or the build's ARCH)
 # cannot run gets a row that says what it needs. A step whose kernels are
 # launched as the step before's (the same grids, blocks, clusters and shared
-# memory: each step's --launches) is marked "=" after its x prev: where the
+# memory: each step's --launches), on the same precision, is marked "=" after its x prev: where the
 # step's idea is the launch (a planner, from step 11), it kept the step
 # before's schedule there, and that ratio is noise. Each row is also put
 # against its roof (ceilings/, measured first on this GPU): the ceiling of the
@@ -162,7 +162,8 @@ for r in "${rows[@]}"; do
         x_prev="-" same=""
         [ -n "$prev" ] && x_prev=$(ratio "$(get "$r" tflops)" "$(get "$prev" tflops)")
         [ -n "$prev" ] && [ -n "$(get "$r" launches)" ] && [ "$(get "$r" launches)" != unknown ] &&
-            [ "$(get "$r" launches)" = "$(get "$prev" launches)" ] && same="="
+            [ "$(get "$r" launches)" = "$(get "$prev" launches)" ] &&
+            [ "$(get "$r" precision)" = "$(get "$prev" precision)" ] && same="="
         prev=$r
     fi
     prec=$(get "$r" precision)
