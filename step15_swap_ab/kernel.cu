@@ -14,7 +14,7 @@
  *   wide (wgmma's n). The accumulators hold Cᵀ: a thread's values go
  *   straight to C, 8 lanes a row's 8 columns, with no pass through shared
  *   memory; C is a few rows, its bytes a small part of the weights'.
- * - K split over a cluster (KSPLIT): a swapped tile is a cluster's. Each
+ * - K split over a cluster: a swapped tile is a cluster's. Each
  *   of its two blocks multiplies half the tile's k-tiles and puts its sums
  *   in its own shared memory; after a cluster barrier rank 0 reads the
  *   other's (ld.shared::cluster) and adds them in rank order:
@@ -446,9 +446,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     // Swapped tiles in clusters: one tile a cluster, each block a slice of its k-tiles (plan), the sums added through
     // distributed shared memory. `cluster`: the blocks that share the copies of B, 1 or CLUSTER (plan).
-    constexpr bool KSPLIT = SWAP;
     static_assert(!SWAP || (CLUSTER_BLOCKS > 1 && !SPLIT), "a swapped tile is a cluster's, its k-tiles split over it");
-    constexpr int cluster = KSPLIT ? 1 : CLUSTER_BLOCKS;
+    constexpr int cluster = SWAP ? 1 : CLUSTER_BLOCKS;
     // the block's cluster u of `units` (the grid's), and its rank in it
     const int u = blockIdx.x / CLUSTER_BLOCKS, units = gridDim.x / CLUSTER_BLOCKS, rank = blockIdx.x % CLUSTER_BLOCKS;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + BN - 1) / BN;
@@ -480,7 +479,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
             tile_origin<BM, BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
-            if constexpr (KSPLIT) // this block's slice of the tile's k-tiles
+            if constexpr (SWAP) // this block's slice of the tile's k-tiles
                 k0 = rank * tiles_k / CLUSTER_BLOCKS, k1 = (rank + 1) * tiles_k / CLUSTER_BLOCKS;
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
@@ -494,7 +493,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // hang on a producer that stops with copies in flight (step 10's header).
         for (int i = n; i < n + STAGES; ++i)
             mbar_wait(&empty[i % STAGES], i / STAGES % 2 ^ 1);
-        if constexpr (KSPLIT)
+        if constexpr (SWAP)
             cluster_sync(); // as the consumers do, once their sums are in place
         cluster_sync(); // as the consumers do, at the end
         return;
@@ -510,7 +509,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         }
         int m0, n0;
         tile_origin<BM, BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
-        if constexpr (KSPLIT)
+        if constexpr (SWAP)
             k0 = rank * tiles_k / CLUSTER_BLOCKS, k1 = (rank + 1) * tiles_k / CLUSTER_BLOCKS;
         float acc[FN][4] = {};
         if (PING && p > 0) // the other has issued every wgmma of part p - 1, which it was given (header)
@@ -542,14 +541,14 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             wgmma_wait<1>(acc);
             if (t > k0 && threadIdx.x % WARPGROUP == 0)
                 for (int r = 0; r < cluster; ++r)
-                    mbar_arrive(&empty[(n - 1) % STAGES], KSPLIT ? rank : r);
+                    mbar_arrive(&empty[(n - 1) % STAGES], SWAP ? rank : r);
         }
         if (PING && threadIdx.x % WARPGROUP == 0) // the tensor cores go to the other consumer while this one stores
             mbar_arrive(&turn[(wg + 1) % CONSUMERS], rank);
         wgmma_wait<0>(acc);
         if (threadIdx.x % WARPGROUP == 0)
             for (int r = 0; r < cluster; ++r)
-                mbar_arrive(&empty[(n - 1) % STAGES], KSPLIT ? rank : r);
+                mbar_arrive(&empty[(n - 1) % STAGES], SWAP ? rank : r);
 
         TIMELINE(fixup);
         // ---- fixup (see the header): groups of FAN_IN parts, then of groups; the last of each adds, goes on, stores.
@@ -605,22 +604,21 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             continue;
 
         TIMELINE(store);
-        if constexpr (SWAP) { // a thread's sums straight to C: rows 8 apart, 8 lanes a row's 8 columns (32 bytes)
-            if constexpr (KSPLIT) { // each block's sums in its shared memory; rank 0 adds the others' in rank order
-                float4 *sums = reinterpret_cast<float4 *>(smem + STAGE_SPACE) + threadIdx.x - WARPGROUP;
+        if constexpr (SWAP) { // each block's sums in its shared memory; rank 0 adds the others' in rank order
+            float4 *sums = reinterpret_cast<float4 *>(smem + STAGE_SPACE) + threadIdx.x - WARPGROUP;
 #pragma unroll
-                for (int j = 0; j < FN; ++j)
-                    sums[j * CONSUMERS * WARPGROUP] = make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
-                cluster_sync(); // every block's sums in place; the last cluster_sync keeps them there until read
-                for (int r = 1; rank == 0 && r < CLUSTER_BLOCKS; ++r)
+            for (int j = 0; j < FN; ++j)
+                sums[j * CONSUMERS * WARPGROUP] = make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+            cluster_sync(); // every block's sums in place; the last cluster_sync keeps them there until read
+            for (int r = 1; rank == 0 && r < CLUSTER_BLOCKS; ++r)
 #pragma unroll
-                    for (int j = 0; j < FN; ++j) {
-                        const float4 v = ld_cluster(&sums[j * CONSUMERS * WARPGROUP], r);
-                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                    }
-                if (rank > 0)
-                    continue;
-            }
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = ld_cluster(&sums[j * CONSUMERS * WARPGROUP], r);
+                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                }
+            if (rank > 0)
+                continue;
+            // then a thread's sums straight to C: rows 8 apart, 8 lanes a row's 8 columns (32 bytes)
             const int g = lane / QUAD, tc = lane % QUAD * 2;
 #pragma unroll
             for (int j = 0; j < FN; ++j)
