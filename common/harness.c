@@ -779,9 +779,10 @@ static void time_kernels(const struct problem *p, const struct kernel k[2], cons
 {
     const int n = opt->iters;
     /* A yardstick with no algorithm for the shape (cuBLASLt's FP8 where K is
-     * not a multiple of 16, for one) is left out, and the step runs alone. */
-    int kinds = 2;
-    if (k[1].fp8) {
+     * not a multiple of 16, for one) is left out, and the step runs alone;
+     * so is none at all (k[1] empty). */
+    int kinds = k[1].fn || k[1].fp8 ? 2 : 1;
+    if (kinds == 2 && k[1].fp8) {
         const int err = call(p, &k[1]);
         if (err == cudaErrorNotSupported)
             kinds = 1;
@@ -900,13 +901,13 @@ void time_gemms(const struct problem *p, gemm_fn mine, gemm_fn theirs, const str
 }
 
 /* With the pair timed, cuBLASLt's FP8 with one scale per tensor, timed the
- * same way beside itself, for information: the product with no block
- * scales' work (its C is not the step's). NaN where it has no algorithm. */
+ * same way alone, for information: the product with no block scales' work
+ * (its C is not the step's). NaN where it has no algorithm. */
 void time_gemms_fp8(const struct problem *p, gemm_fp8_fn mine, gemm_fp8_fn theirs, const struct options *opt,
                     struct timing *t_mine, struct timing *t_theirs)
 {
     const struct kernel k[2] = { { NULL, mine, 0 }, { NULL, theirs, 1 } },
-                        tensor[2] = { { NULL, cublas_fp8_tensor, 1 }, { NULL, cublas_fp8_tensor, 1 } };
+                        tensor[2] = { { NULL, cublas_fp8_tensor, 1 }, { NULL, NULL, 0 } };
     time_kernels(p, k, opt, t_mine, t_theirs);
     t_theirs->tensor_ms = NAN;
     const int err = call(p, &tensor[0]);
@@ -914,8 +915,8 @@ void time_gemms_fp8(const struct problem *p, gemm_fp8_fn mine, gemm_fp8_fn their
         CUDA_CHECK((cudaError_t)err);
         struct options quiet = *opt;
         quiet.launches = quiet.host = 0;
-        struct timing t, same;
-        time_kernels(p, tensor, &quiet, &t, &same);
+        struct timing t, none;
+        time_kernels(p, tensor, &quiet, &t, &none);
         t_theirs->tensor_ms = t.median_ms;
     }
 }

@@ -50,8 +50,8 @@ extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_64;
 
 // rows of C per tile, the kernel's BM: both consumers' halves of one tile (step 13), or one consumer's (plan)
 constexpr int BM_BOTH = 128, BM_ONE = 64;
-// columns of C per tile, the kernel's BN: the widths the planner chooses from (plan)
-// (192 and 256, step 15's widest, spill: a thread holds its sums twice, a k-tile's and the tile's, promoted)
+// columns of C per tile, the kernel's BN: the widths the planner chooses from (plan), 128 and 64; step 15's widest,
+// BN_WIDE (the tile FIXUP_US was measured on), and 192 spill: a thread holds its sums twice, a k-tile's and the tile's
 constexpr int BN_WIDE = 256, BN_NARROW = 128, BN_NARROWEST = 64;
 constexpr int BK = 128; // depth of the shared tiles: one 128-byte line of e4m3 per row, one block of scales
 constexpr int STAGE_SPACE = 200 * 1024; // bytes of shared memory for the stages: 6 or 8 (BN 128, 64; BM 128)
@@ -361,7 +361,8 @@ __device__ void scales(scale_set<SWAP, FN> &sc, const float *sa, const float *sb
     for (int j = 0; j < (SWAP ? FN : 1); ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e)
-            sc.a[j][e] = __ldg(&sa[(size_t)kt * M + min(m0 + (SWAP ? j * MMA_N + tc + e : wm + g + e * MMA_M / 2), M - 1)]);
+            sc.a[j][e] = __ldg(&sa[(size_t)kt * M +
+                                   min(m0 + (SWAP ? j * MMA_N + tc + e : wm + g + e * MMA_M / 2), M - 1)]);
 }
 
 template <bool SWAP, int FN>
@@ -444,9 +445,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 
     // Swapped tiles in clusters: one tile a cluster, each block a slice of its k-tiles (plan), the sums added through
     // distributed shared memory. `cluster`: the blocks that share the copies of B, 1 or CLUSTER (plan).
-    constexpr bool KSPLIT = SWAP;
     static_assert(!SWAP || (CLUSTER_BLOCKS > 1 && !SPLIT), "a swapped tile is a cluster's, its k-tiles split over it");
-    constexpr int cluster = KSPLIT ? 1 : CLUSTER_BLOCKS;
+    constexpr int cluster = SWAP ? 1 : CLUSTER_BLOCKS;
     // the block's cluster u of `units` (the grid's), and its rank in it
     const int u = blockIdx.x / CLUSTER_BLOCKS, units = gridDim.x / CLUSTER_BLOCKS, rank = blockIdx.x % CLUSTER_BLOCKS;
     const int tiles_m = (M + cluster * BM - 1) / (cluster * BM), tiles_n = (N + BN - 1) / BN;
@@ -478,7 +478,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         for (int p = 0; part<SPLIT>(p, u, units, s.whole, tiles_m * tiles_n, tiles_k, tile, k0, k1); ++p) {
             int m0, n0;
             tile_origin<BM, BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
-            if constexpr (KSPLIT) // this block's slice of the tile's k-tiles
+            if constexpr (SWAP) // this block's slice of the tile's k-tiles
                 k0 = rank * tiles_k / CLUSTER_BLOCKS, k1 = (rank + 1) * tiles_k / CLUSTER_BLOCKS;
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
@@ -492,7 +492,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         // hang on a producer that stops with copies in flight (step 10's header).
         for (int i = n; i < n + STAGES; ++i)
             mbar_wait(&empty[i % STAGES], i / STAGES % 2 ^ 1);
-        if constexpr (KSPLIT)
+        if constexpr (SWAP)
             cluster_sync(); // as the consumers do, once their sums are in place
         cluster_sync(); // as the consumers do, at the end
         return;
@@ -508,7 +508,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
         }
         int m0, n0;
         tile_origin<BM, BN>(tile, tiles_m, tiles_n, cluster, m0, n0);
-        if constexpr (KSPLIT)
+        if constexpr (SWAP)
             k0 = rank * tiles_k / CLUSTER_BLOCKS, k1 = (rank + 1) * tiles_k / CLUSTER_BLOCKS;
         float acc[FN][4] = {}, part[FN][4] = {}; // the tile's sums, in floats; a k-tile's, from the tensor cores
         if (PING && p > 0) // the other has issued every wgmma of part p - 1, which it was given (header)
@@ -526,7 +526,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
 #pragma unroll
             for (int s = 0; s < KSLICES; ++s)
                 if constexpr (SWAP) // the consumer's rows of B's box as wgmma's A; A's rows as its B
-                    wgmma_swapped(part, descriptor(&Bs[n % STAGES][half * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
+                    wgmma_swapped(part,
+                                  descriptor(&Bs[n % STAGES][half * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                                   descriptor(&As[n % STAGES][s * WGMMA_K], A_LEADING, SWIZZLE_ATOM), s > 0);
                 else
                     wgmma_64xNx32(part,
@@ -540,7 +541,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             wgmma_wait<0>(part);
             if (threadIdx.x % WARPGROUP == 0)
                 for (int r = 0; r < cluster; ++r)
-                    mbar_arrive(&empty[n % STAGES], KSPLIT ? rank : r);
+                    mbar_arrive(&empty[n % STAGES], SWAP ? rank : r);
             promote(acc, part, sc);
         }
         if (PING && threadIdx.x % WARPGROUP == 0) // the tensor cores go to the other consumer while this one stores
@@ -600,22 +601,21 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             continue;
 
         TIMELINE(store);
-        if constexpr (SWAP) { // a thread's sums straight to C: rows 8 apart, 8 lanes a row's 8 columns (32 bytes)
-            if constexpr (KSPLIT) { // each block's sums in its shared memory; rank 0 adds the others' in rank order
-                float4 *sums = reinterpret_cast<float4 *>(smem + STAGE_SPACE) + threadIdx.x - WARPGROUP;
+        if constexpr (SWAP) { // each block's sums in its shared memory; rank 0 adds the others' in rank order
+            float4 *sums = reinterpret_cast<float4 *>(smem + STAGE_SPACE) + threadIdx.x - WARPGROUP;
 #pragma unroll
-                for (int j = 0; j < FN; ++j)
-                    sums[j * CONSUMERS * WARPGROUP] = make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
-                cluster_sync(); // every block's sums in place; the last cluster_sync keeps them there until read
-                for (int r = 1; rank == 0 && r < CLUSTER_BLOCKS; ++r)
+            for (int j = 0; j < FN; ++j)
+                sums[j * CONSUMERS * WARPGROUP] = make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+            cluster_sync(); // every block's sums in place; the last cluster_sync keeps them there until read
+            for (int r = 1; rank == 0 && r < CLUSTER_BLOCKS; ++r)
 #pragma unroll
-                    for (int j = 0; j < FN; ++j) {
-                        const float4 v = ld_cluster(&sums[j * CONSUMERS * WARPGROUP], r);
-                        acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
-                    }
-                if (rank > 0)
-                    continue;
-            }
+                for (int j = 0; j < FN; ++j) {
+                    const float4 v = ld_cluster(&sums[j * CONSUMERS * WARPGROUP], r);
+                    acc[j][0] += v.x, acc[j][1] += v.y, acc[j][2] += v.z, acc[j][3] += v.w;
+                }
+            if (rank > 0)
+                continue;
+            // then a thread's sums straight to C: rows 8 apart, 8 lanes a row's 8 columns (32 bytes)
             const int g = lane / QUAD, tc = lane % QUAD * 2;
 #pragma unroll
             for (int j = 0; j < FN; ++j)
@@ -832,7 +832,8 @@ extern "C" int gemm_fp8_launch(int M, int N, int K, float alpha, const void *A, 
     const launch_plan how = plan(M, N, K, sms, lda % 32 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
                                  ldb % 32 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
     CUtensorMap map_a, map_b, map_last; // map_last: boxes of A as tall as the last row of tiles (see the header)
-    if (!tensor_map(map_a, A, M, K, lda, how.bm, BK) || !tensor_map(map_b, B, N, K, ldb, how.bm < WGMMA_M ? BN_SWAP : how.bn / how.cluster, BK) ||
+    const int b_rows = how.bm < WGMMA_M ? BN_SWAP : how.bn / how.cluster; // B's rows in a box: a block's share
+    if (!tensor_map(map_a, A, M, K, lda, how.bm, BK) || !tensor_map(map_b, B, N, K, ldb, b_rows, BK) ||
         !tensor_map(map_last, A, M, K, lda, M - (M - 1) / how.bm * how.bm, BK))
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
