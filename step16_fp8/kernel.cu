@@ -20,6 +20,10 @@
  *   derived from the same 13 bits.
  * - A thread holds two sets of sums, the tile's and the k-tile's: tiles 128
  *   and 64 wide only (192 spills).
+ * - The scales come with their k-tile: the producer's first warp copies the
+ *   scales of the tile's rows of A and of its block of B into the stage
+ *   (cp.async, a float a row), on the stage's barrier, so that a consumer
+ *   reads them from shared memory while its wgmma run, not from L2.
  *
  * Why it is faster: an FP8 wgmma does twice the multiplies of a half one in
  * the same time (1979 dense TFLOPS on an H200 against 989), and A and B are
@@ -28,9 +32,11 @@
  * What limits it now: the promotion. A consumer waits for each k-tile's
  * wgmma before it adds, so its next wgmma waits for that: the two
  * consumers of a 128-row tile overlap each other, a ping-pong tile's do
- * not. Without the scales' loads the same launch ran 911 TFLOPS at 4096 x
- * 7168 x 16384 against 782 with them; cuBLASLt, with 128 x 128 tiles in
- * clusters of two, 1007 (results/h200/fp8.txt).
+ * not; two k-tiles' sums in flight would take 192 registers of the 168 a
+ * thread has. At 4096 x 7168 x 16384 the step ran 856 TFLOPS, 911 with no
+ * scales at all, 781 with each consumer reading its scales from L2 (Try
+ * it), 889 with whole tiles where the planner splits; cuBLASLt, with 128 x
+ * 128 tiles in clusters of two, 1016-1066 (results/h200/fp8.txt).
  *
  * Launch: as step 15's, without the 192- and 256-wide tiles.
  *
@@ -156,6 +162,18 @@ __device__ void tma_load_multicast(uint8_t *dst, const CUtensorMap *map, int c0,
                  " [%0], [%1, {%2, %3}], [%4], %5;\n"
                  : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"((uint16_t)mask)
                  : "memory");
+}
+
+// 4 bytes at src into shared memory (cp.async, not TMA: a row's scale is one float), and an arrival on bar once
+// every copy this thread issued before has landed, one of those the barrier counts (noinc).
+__device__ void cp_async_4(float *dst, const float *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" : : "r"(smem_addr(dst)), "l"(src) : "memory");
+}
+
+__device__ void cp_async_arrive(uint64_t *bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" : : "r"(smem_addr(bar)) : "memory");
 }
 
 // ---- clusters (see the header): every thread of the cluster's blocks
@@ -319,11 +337,22 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
 // of B: the block of rank r copies its r-th BN / cluster rows into every
 // block's stage. A block whose rows all lie below C (the last of a cluster)
 // copies no A. a_rows: the rows of A in its box, fewer than BM in the last
-// row (map_last).
+// row (map_last). And the k-tile's scales (promote), by the first warp, a
+// row of A's a lane and B's block's, on the same barrier: rows past C read
+// its last row's.
 template <int BM, int BN>
-__device__ void load_tiles(uint8_t *As, uint8_t *Bs, uint64_t *bar, const CUtensorMap *map_a,
-                           const CUtensorMap *map_b, int m0, int n0, int k0, int a_rows, int cluster)
+__device__ void load_tiles(uint8_t *As, uint8_t *Bs, float *sfa, float *sfb, uint64_t *bar, const CUtensorMap *map_a,
+                           const CUtensorMap *map_b, const float *sa, const float *sb, int M, int tiles_k, int m0,
+                           int n0, int k0, int a_rows, int cluster)
 {
+    if (threadIdx.x < WARP_SIZE) {
+        const int kt = k0 / BK;
+        for (int i = threadIdx.x; i < BM; i += WARP_SIZE)
+            cp_async_4(&sfa[i], &sa[(size_t)kt * M + min(m0 + i, M - 1)]);
+        if (threadIdx.x == 0) // the tile's columns lie in one block (BN <= 128)
+            cp_async_4(sfb, &sb[(size_t)(n0 / BK) * tiles_k + kt]);
+        cp_async_arrive(bar);
+    }
     if (threadIdx.x == 0) {
         mbar_arrive_expect(bar, stage_bytes(BN, a_rows));
         if (a_rows > 0) // none below C
@@ -343,26 +372,28 @@ __device__ void load_tiles(uint8_t *As, uint8_t *Bs, uint64_t *bar, const CUtens
 // sums: rows g and g + 8 of each 16-row slice, columns tc and tc + 1 of each
 // 8 (the epilogue's); swapped, C's rows and columns trade places. Scales of
 // rows or columns past C are read at its edge, and their sums never stored.
-// The scales are read before the k-tile's wgmma (scales), so that their
-// trip to L2 is under it, and applied after (promote).
+// The producer copies the scales into the k-tile's stage (load tiles), so
+// that their trip to L2 is under the k-tiles before; a thread reads its own
+// while its wgmma run (scales), and applies them after (promote).
 template <bool SWAP, int FN>
 struct scale_set {
     float b;                   // B's block's
     float a[SWAP ? FN : 1][2]; // A's rows': the thread's two rows, or swapped, its columns (tc, tc + 1) of each 8
 };
 
+// sfa: the stage's scales of the tile's rows of A; sfb: of its block of B.
 template <bool SWAP, int FN>
-__device__ void scales(scale_set<SWAP, FN> &sc, const float *sa, const float *sb, int M, int kt, int tiles_k, int m0,
-                       int n0, int wm, int lane)
+__device__ scale_set<SWAP, FN> scales(const float *sfa, const float *sfb, int wm, int lane)
 {
     const int g = lane / QUAD, tc = lane % QUAD * 2;
-    sc.b = __ldg(&sb[(size_t)(n0 / BK) * tiles_k + kt]); // the tile's columns lie in one block (BN <= 128)
+    scale_set<SWAP, FN> sc;
+    sc.b = *sfb;
 #pragma unroll
     for (int j = 0; j < (SWAP ? FN : 1); ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e)
-            sc.a[j][e] = __ldg(&sa[(size_t)kt * M +
-                                   min(m0 + (SWAP ? j * MMA_N + tc + e : wm + g + e * MMA_M / 2), M - 1)]);
+            sc.a[j][e] = sfa[SWAP ? j * MMA_N + tc + e : wm + g + e * MMA_M / 2];
+    return sc;
 }
 
 template <bool SWAP, int FN>
@@ -438,7 +469,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
     uint8_t (*As)[BM * BK] = reinterpret_cast<uint8_t (*)[BM * BK]>(smem);
     uint8_t (*Bs)[BK * BN] = reinterpret_cast<uint8_t (*)[BK * BN]>(smem + STAGES * sizeof *As);
-    __shared__ uint64_t full[STAGES];  // stage s's tile has landed
+    __shared__ float scale_a[STAGES][BM], scale_b[STAGES]; // stage s's scales: of the tile's rows of A, its block of B
+    __shared__ uint64_t full[STAGES];  // stage s's tile has landed, and its scales
     __shared__ uint64_t empty[STAGES]; // stage s's consumers, in each block of the cluster, are done with it
     __shared__ uint64_t turn[CONSUMERS]; // consumer c's turn to multiply: the other has issued its tile's wgmma
     __shared__ int arrived[CONSUMERS];  // the parts each consumer found at its group before it (the fixup)
@@ -457,8 +489,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     const int tiles_k = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: the stage's consumers
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&full[s])));
+        for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it and the scales' warp; empty: the consumers
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&full[s])), "n"(1 + WARP_SIZE));
             asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(cluster * (PING ? 1 : CONSUMERS)));
         }
         for (int c = 0; c < CONSUMERS; ++c) // one thread of the other consumer
@@ -483,8 +515,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
                 const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t; // a piece of a tile: from its last k-tile down
-                load_tiles<BM, BN>(As[n % STAGES], Bs[n % STAGES], &full[n % STAGES], m0 + BM > M ? &map_last : &map_a,
-                               &map_b, m0, n0, k * BK, max(min(M - m0, BM), 0), cluster);
+                load_tiles<BM, BN>(As[n % STAGES], Bs[n % STAGES], scale_a[n % STAGES], &scale_b[n % STAGES],
+                                   &full[n % STAGES], m0 + BM > M ? &map_last : &map_a, &map_b, sa, sb, M, tiles_k, m0,
+                                   n0, k * BK, max(min(M - m0, BM), 0), cluster);
             }
         }
         // Wait until the consumers have released every stage, when each copy
@@ -515,10 +548,6 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             mbar_wait(&turn[wg], (p - 1) / CONSUMERS % 2);
         TIMELINE(multiply);
         for (int t = k0; t < k1; ++t, ++n) {
-            // its scales, read before its wgmma (promote); a piece of a tile runs from its last k-tile down
-            const int kt = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;
-            scale_set<SWAP, FN> sc;
-            scales(sc, sa, sb, M, kt, tiles_k, m0, n0, wm, lane);
             mbar_wait(&full[n % STAGES], n / STAGES % 2);
 
             // ---- compute: a wgmma per WGMMA_K-deep slice, the tile's in one group, into part (the first: part =)
@@ -534,10 +563,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                                 descriptor(&As[n % STAGES][half * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                                 descriptor(&Bs[n % STAGES][s * WGMMA_K], A_LEADING, SWIZZLE_ATOM), s > 0);
             asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
+            const auto sc = scales<SWAP, FN>(scale_a[n % STAGES], &scale_b[n % STAGES], wm, lane); // under the wgmma
             // This k-tile's group is done: its stage goes back to the
             // producers, of every block of the cluster, which all copy into
-            // it; its sums, scaled, to the floats. The k-tile the producer
-            // copied: a piece of a tile from its last k-tile down.
+            // it; its sums, scaled, to the floats.
             wgmma_wait<0>(part);
             if (threadIdx.x % WARPGROUP == 0)
                 for (int r = 0; r < cluster; ++r)
