@@ -185,6 +185,6 @@ echo "rows give the median of those runs. x prev: against the step before (the c
 echo "rows are not steps); =: launched as the step before (the same grids, blocks,"
 echo "clusters and shared memory); from step 11, whose idea is the launch, that"
 echo "means the same schedule, and the ratio is noise. roof: the ceiling that bounds"
-echo "the row (ceilings/run on this GPU: ${roof[fma]:--} TFLOPS FMA, ${roof[mma]:--} mma.sync, ${roof[wgmma]:--} wgmma;"
-echo "HBM ${roof[hbm_read]:--} TB/s read, ${roof[hbm_write]:--} write, where memory's roof at this shape is lower)."
+echo "the row (ceilings/run on this GPU: ${roof[fma]:--} TFLOPS FMA, ${roof[mma]:--} mma.sync, ${roof[wgmma]:--} wgmma,"
+echo "${roof[wgmma_fp8]:--} wgmma_fp8; HBM ${roof[hbm_read]:--} TB/s read, ${roof[hbm_write]:--} write, where memory's roof at this shape is lower)."
 exit $status
