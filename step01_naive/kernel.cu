@@ -15,7 +15,7 @@
  *
  * Launch: a 1-D grid with one block of BN x BM threads per BM x BN tile of C.
  *
- * Measured: 6.16 TFLOPS, 12.0% of cuBLAS SGEMM (scripts/run_all.sh, NVIDIA
+ * Measured: 6.11 TFLOPS, 11.9% of cuBLAS SGEMM (scripts/run_all.sh, NVIDIA
  * H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

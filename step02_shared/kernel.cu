@@ -17,7 +17,7 @@
  *
  * Launch: a 1-D grid with one block of BN x BM threads per BM x BN tile of C.
  *
- * Measured: 8.46 TFLOPS, 16.5% of cuBLAS SGEMM, 1.37x step 01
+ * Measured: 8.39 TFLOPS, 16.4% of cuBLAS SGEMM, 1.37x step 01
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

@@ -33,14 +33,14 @@
  * wgmma before it adds, so its next wgmma waits for that: the two
  * consumers of a 128-row tile overlap each other, a ping-pong tile's do
  * not; two k-tiles' sums in flight would take 192 registers of the 168 a
- * thread has. At 4096 x 7168 x 16384 the step ran 856 TFLOPS, 911 with no
- * scales at all, 781 with each consumer reading its scales from L2 (Try
- * it), 889 with whole tiles where the planner splits; cuBLASLt, with 128 x
- * 128 tiles in clusters of two, 1016-1066 (results/h200/fp8.txt).
+ * thread has. At 4096 x 7168 x 16384 the step ran 855 TFLOPS, 809 with
+ * each consumer reading its scales from L2 (Try it), 911 with no scales at
+ * all, 889 with whole tiles where the planner splits; cuBLASLt, with 128 x
+ * 128 tiles in clusters of two, 1005-1066 (results/h200/fp8.txt).
  *
  * Launch: as step 15's, without the 192- and 256-wide tiles.
  *
- * Measured: 821.30 TFLOPS, 94.1% of cuBLASLt FP8, 1.37x step 15
+ * Measured: 818.09 TFLOPS, 89.2% of cuBLASLt FP8, 1.35x step 15
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
@@ -568,6 +568,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             // producers, of every block of the cluster, which all copy into
             // it; its sums, scaled, to the floats.
             wgmma_wait<0>(part);
+            // Every warp has read its scales before one thread gives the stage back (the producer copies into it).
+            asm volatile("bar.sync %0, %1;\n" : : "r"(1 + wg), "n"(WARPGROUP) : "memory");
             if (threadIdx.x % WARPGROUP == 0)
                 for (int r = 0; r < cluster; ++r)
                     mbar_arrive(&empty[n % STAGES], SWAP ? rank : r);
