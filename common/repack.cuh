@@ -50,7 +50,7 @@ static cudaMemPool_t library_pool()
 // kernels that use it. No other call or thread ever sees it, and no call
 // waits for another.
 struct call_memory {
-    static constexpr int MOST = 3; // the copies of A and B, and step 11's workspace
+    static constexpr int MOST = 5; // the copies of A and B, step 11's workspace, and step 16's of the scales
     cudaStream_t stream;
     void *taken[MOST] = {};
     int count = 0;

@@ -21,6 +21,8 @@
  *   alpha0           alpha = 0 with NaN in A and B: C = beta * C, A and B unread
  *   earlier          an error an earlier CUDA call left unread: returned, C
  *                    untouched, and the next call runs
+ *   scales           FP8: the scales 4 bytes past a 16-byte boundary, as
+ *                    gemm.h allows them: the bits of the call with them on one
  *   busy S H M N K ...  a kernel on another stream holds all the SMs but
  *                    FREE_SMS (for H seconds at most) while each shape runs:
  *                    each must end within S seconds, with the bits of the
@@ -788,6 +790,33 @@ static void case_earlier()
     release(p);
 }
 
+// FP8's scales where gemm.h allows them, a float past a 16-byte boundary (TMA
+// reads from one: the call copies them): the bits of the call with them on it.
+static void case_scales()
+{
+    problem p;
+    std::vector<float> aligned, off;
+    std::string why;
+    const std::string what = "scales: " + shape_name(300, 1000, 520) + ", sa and sb a float past 16 bytes: the bits "
+                             "of the call with them on 16";
+    float *sa = nullptr, *sb = nullptr; // copies of p's, a float in
+    const bool made = make(p, 300, 1000, 520, 1.0f, 0.5f, 13000) &&
+                      cudaMalloc(&sa, (p.a_scales.size() + 1) * sizeof(float)) == cudaSuccess &&
+                      cudaMalloc(&sb, (p.b_scales.size() + 1) * sizeof(float)) == cudaSuccess &&
+                      cudaMemcpy(sa + 1, p.sa, p.a_scales.size() * sizeof(float), cudaMemcpyDefault) == cudaSuccess &&
+                      cudaMemcpy(sb + 1, p.sb, p.b_scales.size() * sizeof(float), cudaMemcpyDefault) == cudaSuccess;
+    problem q = p; // the same call, with the copies
+    q.sa = sa + 1, q.sb = sb + 1;
+    if (!made)
+        result(false, what, "set up: " + error_name(cudaGetLastError()));
+    else if (!run(p, aligned, why) || !(why = wrong_against_reference(p, aligned)).empty() || !run(q, off, why))
+        result(false, what, why);
+    else
+        result(differs(aligned, off).empty(), what, differs(aligned, off));
+    cudaFree(sa), cudaFree(sb);
+    release(p);
+}
+
 // The elements of C[0 .. n) that hold NaN, added into *count.
 __global__ void count_nan(const float *C, long long n, unsigned long long *count)
 {
@@ -923,6 +952,8 @@ int main(int argc, char **argv)
         case_alpha0();
     else if (name == "earlier" && argc == 2)
         case_earlier();
+    else if (name == "scales" && argc == 2 && FP8)
+        case_scales();
     else if (name == "busy" && sized)
         case_busy(atof(argv[2]), atof(argv[3]), shapes);
     else if (name == "reset" && argc == 2)
@@ -936,7 +967,7 @@ int main(int argc, char **argv)
     else if (name == "large" && argc == 3 && strlen(argv[2]) == 1 && strchr("CAB", argv[2][0]))
         case_large(argv[2][0]);
     else {
-        fprintf(stderr, "usage: test_launch threads | streams | graph | pool | alpha0 | earlier | "
+        fprintf(stderr, "usage: test_launch threads | streams | graph | pool | alpha0 | earlier | scales (FP8) | "
                         "busy SECONDS HOLD M N K [M N K ...] | reset | zero | limits | oom M N K | large C|A|B\n");
         return 2;
     }

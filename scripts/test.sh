@@ -873,6 +873,7 @@ library_cases_for() {
         grep -q zero_kernel "$1/kernel.cu" && echo "oom 256 256 131072"
     fi
     [ "$((10#${1:4:2}))" -ge "$BUSY_FROM" ] && echo "busy $BUSY_LIMIT 120 $BUSY_SHAPES"
+    [ "$(bash scripts/arch.sh input "$1")" = e4m3 ] && echo scales # FP8's scales off 16-byte boundaries
     return 0
 }
 # Under compute-sanitizer (serial, slow), from step 11: a split shape beside

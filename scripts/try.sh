@@ -101,10 +101,10 @@ experiment() {
             edits=('s/for (const int BM : { BM_BOTH, BM_ONE })$/for (const int BM : { BM_ONE })/') ;;
         step15_swap_ab) what="no swapped tiles: step 14's tiles, with step 15's planner terms"; shape="-m 16 -n 5120 -k 5120 --cold"
             edits=('s/^    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) \/\/ swapped tiles.*/    for (const int BM : { BM_FEW, BM_FEWER, BM_FEWEST }) if (false)/') ;;
-        step16_fp8) what="each consumer reads its scales from L2 before each k-tile, not from the stage"
+        step16_fp8) what="each consumer reads its k-tile's scales after its wgmma, not while they run"
             shape="-m 4096 -n 7168 -k 16384"
-            edits=('/^            const auto sc = scales<SWAP, FN>(scale_a\[n % STAGES\], .*under the wgmma$/d'
-                   's/^            mbar_wait(&full\[n % STAGES\], n \/ STAGES % 2);$/            const int kt = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t;\n            scale_set<SWAP, FN> sc;\n            sc.b = __ldg(\&sb[(size_t)(n0 \/ BK) * tiles_k + kt]);\n            for (int j = 0; j < (SWAP ? FN : 1); ++j)\n                for (int e = 0; e < 2; ++e)\n                    sc.a[j][e] = __ldg(\&sa[(size_t)kt * M + min(m0 + (SWAP ? j * MMA_N + lane % QUAD * 2 + e : wm + lane \/ QUAD + e * MMA_M \/ 2), M - 1)]);\n&/') ;;
+            edits=('/^            const auto sc = scales<SWAP, FN>(scale_a\[n % STAGES\] + at.x % SCALE_BOX,$/,+1d'
+                   's/^            wgmma_wait<0>(part);$/&\n            const auto sc = scales<SWAP, FN>(scale_a[n % STAGES] + at.x % SCALE_BOX, scale_b[n % STAGES] + at.y % SCALE_BOX, wm, lane);/') ;;
         *) die try.sh "$1 has no experiment${2:+ called '$2'} (see --help)" ;;
     esac
 }

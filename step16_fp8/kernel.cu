@@ -20,10 +20,11 @@
  *   derived from the same 13 bits.
  * - A thread holds two sets of sums, the tile's and the k-tile's: tiles 128
  *   and 64 wide only (192 spills).
- * - The scales come with their k-tile: the producer's first warp copies the
- *   scales of the tile's rows of A and of its block of B into the stage
- *   (cp.async, a float a row), on the stage's barrier, so that a consumer
- *   reads them from shared memory while its wgmma run, not from L2.
+ * - The scales come with their k-tile: the producer copies those of the
+ *   tile's rows of A and of its block of B into the stage by TMA, a 1-D box
+ *   of floats each (from the 16 bytes before them: TMA's boxes start on
+ *   16), on the stage's barrier, so that a consumer reads them from shared
+ *   memory while its wgmma run, not from L2.
  *
  * Why it is faster: an FP8 wgmma does twice the multiplies of a half one in
  * the same time (1979 dense TFLOPS on an H200 against 989), and A and B are
@@ -33,10 +34,10 @@
  * wgmma before it adds, so its next wgmma waits for that: the two
  * consumers of a 128-row tile overlap each other, a ping-pong tile's do
  * not; two k-tiles' sums in flight would take 192 registers of the 168 a
- * thread has. At 4096 x 7168 x 16384 the step ran 855 TFLOPS, 809 with
- * each consumer reading its scales from L2 (Try it), 911 with no scales at
- * all, 889 with whole tiles where the planner splits; cuBLASLt, with 128 x
- * 128 tiles in clusters of two, 1005-1066 (results/h200/fp8.txt).
+ * thread has. At 4096 x 7168 x 16384 the step ran 860 TFLOPS, cuBLASLt
+ * 1000, with 128 x 128 tiles in clusters of two; with no scales at all the
+ * step ran 911, with whole tiles where the planner splits 889 (both with
+ * the scales by cp.async: results/h200/fp8.txt).
  *
  * Launch: as step 15's, without the 192- and 256-wide tiles.
  *
@@ -108,6 +109,14 @@ __host__ __device__ constexpr int stage_bytes(int bn, int a_rows)
     return a_rows * BK + BK * bn; // a byte an element
 }
 constexpr int SWIZZLE_ATOM = LINE_PIECES * LINE_PIECES * 16; // 8 rows of a line: tiles start on one
+// A k-tile's scales come by TMA, in boxes that start on 16 bytes of sa and sb, as TMA's boxes must: SCALE_BOX floats.
+// Of A's, the tile's rows and up to SCALE_BOX before them; of B's, SCALE_BOX with its block's. Each lands on 128-byte
+// lines of its own (SCALE_LINE floats).
+constexpr int SCALE_BOX = 4, SCALE_LINE = 32;
+__host__ __device__ constexpr int scale_lines(int floats)
+{
+    return (floats + SCALE_LINE - 1) / SCALE_LINE * SCALE_LINE;
+}
 
 static_assert(BK == LINE_N && BM_ONE == WGMMA_M && BM_BOTH == CONSUMERS * WGMMA_M,
               "a row of A's and of B's tile is one line; a consumer's wgmma covers its rows");
@@ -164,16 +173,11 @@ __device__ void tma_load_multicast(uint8_t *dst, const CUtensorMap *map, int c0,
                  : "memory");
 }
 
-// 4 bytes at src into shared memory (cp.async, not TMA: a row's scale is one float), and an arrival on bar once
-// every copy this thread issued before has landed, one of those the barrier counts (noinc).
-__device__ void cp_async_4(float *dst, const float *src)
+// The box of a 1-D tensor map (the scales) whose first element is c0.
+__device__ void tma_load_1d(float *dst, const CUtensorMap *map, int c0, uint64_t *bar)
 {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" : : "r"(smem_addr(dst)), "l"(src) : "memory");
-}
-
-__device__ void cp_async_arrive(uint64_t *bar)
-{
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" : : "r"(smem_addr(bar)) : "memory");
+    asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];\n"
+                 : : "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(smem_addr(bar)) : "memory");
 }
 
 // ---- clusters (see the header): every thread of the cluster's blocks
@@ -331,32 +335,34 @@ __device__ void store(float *C, int M, int N, int r, int c, V v, float alpha, fl
     }
 }
 
+// Where k-tile kt's scales of the tile at (m0, n0) lie (gemm.h): its rows' in sa, its block's in sb (BN <= 128: the
+// tile's columns lie in one). A stage holds them from the 16 bytes before: at.x % SCALE_BOX, at.y % SCALE_BOX in.
+__device__ int2 scales_at(int M, int tiles_k, int m0, int n0, int kt)
+{
+    return make_int2(kt * M + m0, n0 / BK * tiles_k + kt);
+}
+
 // ---- load tiles: tile k0 of A and B into one stage, by one producer
 // thread: a TMA box of A and one of B (its rows K-major, as A's), on a
 // barrier armed with their bytes. The blocks of a cluster need the same tile
 // of B: the block of rank r copies its r-th BN / cluster rows into every
 // block's stage. A block whose rows all lie below C (the last of a cluster)
 // copies no A. a_rows: the rows of A in its box, fewer than BM in the last
-// row (map_last). And the k-tile's scales (promote), by the first warp, a
-// row of A's a lane and B's block's, on the same barrier: rows past C read
-// its last row's.
+// row (map_last). And the k-tile's scales (promote), on the same barrier,
+// from the 16 bytes before each (scales_at): those of the tile's rows of A
+// (rows past C read what follows, zeros past the end), and of B's block.
 template <int BM, int BN>
 __device__ void load_tiles(uint8_t *As, uint8_t *Bs, float *sfa, float *sfb, uint64_t *bar, const CUtensorMap *map_a,
-                           const CUtensorMap *map_b, const float *sa, const float *sb, int M, int tiles_k, int m0,
-                           int n0, int k0, int a_rows, int cluster)
+                           const CUtensorMap *map_b, const CUtensorMap *map_sa, const CUtensorMap *map_sb, int M,
+                           int tiles_k, int m0, int n0, int k0, int a_rows, int cluster)
 {
-    if (threadIdx.x < WARP_SIZE) {
-        const int kt = k0 / BK;
-        for (int i = threadIdx.x; i < BM; i += WARP_SIZE)
-            cp_async_4(&sfa[i], &sa[(size_t)kt * M + min(m0 + i, M - 1)]);
-        if (threadIdx.x == 0) // the tile's columns lie in one block (BN <= 128)
-            cp_async_4(sfb, &sb[(size_t)(n0 / BK) * tiles_k + kt]);
-        cp_async_arrive(bar);
-    }
     if (threadIdx.x == 0) {
-        mbar_arrive_expect(bar, stage_bytes(BN, a_rows));
+        mbar_arrive_expect(bar, stage_bytes(BN, a_rows) + (BM + 2 * SCALE_BOX) * (int)sizeof(float));
         if (a_rows > 0) // none below C
             tma_load(As, map_a, k0, m0, bar);
+        const int2 at = scales_at(M, tiles_k, m0, n0, k0 / BK);
+        tma_load_1d(sfa, map_sa, at.x / SCALE_BOX * SCALE_BOX, bar);
+        tma_load_1d(sfb, map_sb, at.y / SCALE_BOX * SCALE_BOX, bar);
         const int r = (int)blockIdx.x % cluster, rows = BN / cluster; // B's rows this block copies
         if (cluster == 1)
             tma_load(Bs, map_b, k0, n0, bar);
@@ -370,8 +376,8 @@ __device__ void load_tiles(uint8_t *As, uint8_t *Bs, float *sfa, float *sfb, uin
 // The tensor cores keep 13 bits below a sum's largest term (the header), a
 // float 24: each k-tile's sum goes to a float before the next. A thread's
 // sums: rows g and g + 8 of each 16-row slice, columns tc and tc + 1 of each
-// 8 (the epilogue's); swapped, C's rows and columns trade places. Scales of
-// rows or columns past C are read at its edge, and their sums never stored.
+// 8 (the epilogue's); swapped, C's rows and columns trade places. The sums
+// of rows past C, whatever their scales, are never stored.
 // The producer copies the scales into the k-tile's stage (load tiles), so
 // that their trip to L2 is under the k-tiles before; a thread reads its own
 // while its wgmma run (scales), and applies them after (promote).
@@ -460,8 +466,9 @@ __host__ __device__ int key(int first, int x) { return 2 * (first + x) + (x == 0
 template <int BM, int BN, bool VEC, bool SPLIT, int CLUSTER_BLOCKS>
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_last,
-            const __grid_constant__ CUtensorMap map_b, const float *__restrict__ sa, const float *__restrict__ sb,
-            int M, int N, int K, float alpha, float beta, float *__restrict__ C, split s)
+            const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_sa,
+            const __grid_constant__ CUtensorMap map_sb, int M, int N, int K, float alpha, float beta,
+            float *__restrict__ C, split s)
 {
     constexpr bool PING = BM == BM_ONE; // a tile per consumer, in turns; else both on each tile, at once (step 13)
     constexpr bool SWAP = BM < WGMMA_M; // C's tile transposed in the accumulators: 64 columns by BM rows a consumer
@@ -469,7 +476,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     extern __shared__ __align__(SWIZZLE_ATOM) unsigned char smem[];
     uint8_t (*As)[BM * BK] = reinterpret_cast<uint8_t (*)[BM * BK]>(smem);
     uint8_t (*Bs)[BK * BN] = reinterpret_cast<uint8_t (*)[BK * BN]>(smem + STAGES * sizeof *As);
-    __shared__ float scale_a[STAGES][BM], scale_b[STAGES]; // stage s's scales: of the tile's rows of A, its block of B
+    // stage s's scales: of the tile's rows of A, of its block of B
+    __shared__ __align__(SCALE_LINE * sizeof(float)) float scale_a[STAGES][scale_lines(BM + SCALE_BOX)],
+        scale_b[STAGES][SCALE_LINE];
     __shared__ uint64_t full[STAGES];  // stage s's tile has landed, and its scales
     __shared__ uint64_t empty[STAGES]; // stage s's consumers, in each block of the cluster, are done with it
     __shared__ uint64_t turn[CONSUMERS]; // consumer c's turn to multiply: the other has issued its tile's wgmma
@@ -489,8 +498,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
     const int tiles_k = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it and the scales' warp; empty: the consumers
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&full[s])), "n"(1 + WARP_SIZE));
+        for (int s = 0; s < STAGES; ++s) { // full: the thread that arms it; empty: the consumers
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" : : "r"(smem_addr(&full[s])));
             asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" : : "r"(smem_addr(&empty[s])), "n"(cluster * (PING ? 1 : CONSUMERS)));
         }
         for (int c = 0; c < CONSUMERS; ++c) // one thread of the other consumer
@@ -515,9 +524,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
             for (int t = k0; t < k1; ++t, ++n) {
                 mbar_wait(&empty[n % STAGES], n / STAGES % 2 ^ 1);
                 const int k = k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t; // a piece of a tile: from its last k-tile down
-                load_tiles<BM, BN>(As[n % STAGES], Bs[n % STAGES], scale_a[n % STAGES], &scale_b[n % STAGES],
-                                   &full[n % STAGES], m0 + BM > M ? &map_last : &map_a, &map_b, sa, sb, M, tiles_k, m0,
-                                   n0, k * BK, max(min(M - m0, BM), 0), cluster);
+                load_tiles<BM, BN>(As[n % STAGES], Bs[n % STAGES], scale_a[n % STAGES], scale_b[n % STAGES],
+                                   &full[n % STAGES], m0 + BM > M ? &map_last : &map_a, &map_b, &map_sa, &map_sb, M,
+                                   tiles_k, m0, n0, k * BK, max(min(M - m0, BM), 0), cluster);
             }
         }
         // Wait until the consumers have released every stage, when each copy
@@ -563,7 +572,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ C
                                 descriptor(&As[n % STAGES][half * WGMMA_M * BK + s * WGMMA_K], A_LEADING, SWIZZLE_ATOM),
                                 descriptor(&Bs[n % STAGES][s * WGMMA_K], A_LEADING, SWIZZLE_ATOM), s > 0);
             asm volatile("wgmma.commit_group.sync.aligned;\n" : : : "memory");
-            const auto sc = scales<SWAP, FN>(scale_a[n % STAGES], &scale_b[n % STAGES], wm, lane); // under the wgmma
+            const int2 at = scales_at(M, tiles_k, m0, n0, k1 - k0 < tiles_k ? k0 + k1 - 1 - t : t); // as load tiles
+            const auto sc = scales<SWAP, FN>(scale_a[n % STAGES] + at.x % SCALE_BOX,
+                                             scale_b[n % STAGES] + at.y % SCALE_BOX, wm, lane); // under the wgmma
             // This k-tile's group is done: its stage goes back to the
             // producers, of every block of the cluster, which all copy into
             // it; its sums, scaled, to the floats.
@@ -701,6 +712,18 @@ static bool tensor_map(CUtensorMap &map, const void *X, int rows, int cols, int 
     return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void *>(X), dims, row_bytes, box,
                           steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                           CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// The tensor map of `count` floats in a row (the scales), read in boxes of `box`; parts of a box past the end arrive
+// as zeros.
+static bool scales_map(CUtensorMap &map, const float *X, long long count, int box)
+{
+    static const auto encode = driver_function<decltype(&cuTensorMapEncodeTiled)>("cuTensorMapEncodeTiled", 12000);
+    const cuuint64_t dims[1] = { (cuuint64_t)count }, no_strides[1] = { 0 };
+    const cuuint32_t boxes[1] = { (cuuint32_t)box }, steps[1] = { 1 };
+    return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, const_cast<float *>(X), dims, no_strides, boxes,
+                            steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 // The fixup's counts at zero; the kernel starts beside it (gemm_launch) and waits for it at its first fixup.
@@ -848,7 +871,14 @@ extern "C" int gemm_fp8_launch(int M, int N, int K, float alpha, const void *A, 
     int lda, ldb; // bytes from one row of A, and of B (N x K), to the next
     A = for_tma<uint8_t>(A, M, K, lda, mem);
     B = for_tma<uint8_t>(B, N, K, ldb, mem);
-    if (!A || !B)
+    // TMA reads the scales from a 16-byte boundary, where gemm.h promises 4: a copy of those not on one
+    const int tiles_k = (K + BK - 1) / BK, tiles_n = (N + BK - 1) / BK;
+    int pitch;
+    if ((uintptr_t)sa % 16 != 0)
+        sa = (const float *)for_tma<float>(sa, 1, M * tiles_k, pitch, mem);
+    if ((uintptr_t)sb % 16 != 0)
+        sb = (const float *)for_tma<float>(sb, 1, tiles_n * tiles_k, pitch, mem);
+    if (!A || !B || !sa || !sb)
         return mem.error; // out of GPU memory
     int device = 0, sms = 0;
     cudaGetDevice(&device);
@@ -863,9 +893,12 @@ extern "C" int gemm_fp8_launch(int M, int N, int K, float alpha, const void *A, 
     const launch_plan how = plan(M, N, K, sms, lda % 32 == 0 && (uintptr_t)A % 32 == 0, // rows on 32-byte sectors
                                  ldb % 32 == 0 && (uintptr_t)B % 32 == 0, clusters_that_fit(config));
     CUtensorMap map_a, map_b, map_last; // map_last: boxes of A as tall as the last row of tiles (see the header)
+    CUtensorMap map_sa, map_sb;         // the scales: a k-tile's of a tile's rows of A, of its block of B
     const int b_rows = how.bm < WGMMA_M ? BN_SWAP : how.bn / how.cluster; // B's rows in a box: a block's share
     if (!tensor_map(map_a, A, M, K, lda, how.bm, BK) || !tensor_map(map_b, B, N, K, ldb, b_rows, BK) ||
-        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / how.bm * how.bm, BK))
+        !tensor_map(map_last, A, M, K, lda, M - (M - 1) / how.bm * how.bm, BK) ||
+        !scales_map(map_sa, sa, (long long)M * tiles_k, how.bm + SCALE_BOX) ||
+        !scales_map(map_sb, sb, (long long)tiles_n * tiles_k, SCALE_BOX))
         return cudaErrorInvalidValue; // the driver cannot describe an operand to TMA
     const bool vec = N % 4 == 0 && (uintptr_t)C % sizeof(float4) == 0; // float4 stores: rows of whole float4s, aligned
     const auto kernel = how.bm < WGMMA_M  ? kernel_swapped(how.bm)
@@ -885,6 +918,6 @@ extern "C" int gemm_fp8_launch(int M, int N, int K, float alpha, const void *A, 
     config.gridDim = dim3(how.units * how.cluster);
     config.attrs = how.cluster == CLUSTER ? attrs : attrs + 1; // a cluster of one: step 11's launch
     config.numAttrs = (how.cluster == CLUSTER) + how.split;
-    cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, sa, sb, M, N, K, alpha, beta, C, s);
+    cudaLaunchKernelEx(&config, kernel, map_a, map_last, map_b, map_sa, map_sb, M, N, K, alpha, beta, C, s);
     return cudaGetLastError();
 }
