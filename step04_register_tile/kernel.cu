@@ -28,7 +28,7 @@
  * Warps sit (BM / WM) x (BN / WN) over the tile, lanes (WM / TM) x (WN / TN)
  * over the warp tile.
  *
- * Measured: 46.31 TFLOPS, 90.5% of cuBLAS SGEMM, 4.76x step 03
+ * Measured: 46.28 TFLOPS, 90.4% of cuBLAS SGEMM, 4.76x step 03
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

@@ -28,7 +28,7 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 301.63 TFLOPS, 54.3% of cuBLAS GemmEx, 6.51x step 04
+ * Measured: 298.78 TFLOPS, 54.6% of cuBLAS GemmEx, 6.46x step 04
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

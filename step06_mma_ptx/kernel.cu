@@ -31,7 +31,7 @@
  * Launch: a 1-D grid with one block of THREADS threads per BM x BN tile of C.
  * Warps sit (BM / WM) x (BN / WN) over the tile.
  *
- * Measured: 312.15 TFLOPS, 56.4% of cuBLAS GemmEx, 1.03x step 05
+ * Measured: 309.36 TFLOPS, 55.7% of cuBLAS GemmEx, 1.04x step 05
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

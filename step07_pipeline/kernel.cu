@@ -41,7 +41,7 @@
  * STAGES * STAGE_BYTES of dynamic shared memory. Warps sit (BM / WM) x
  * (BN / WN) over the tile.
  *
- * Measured: 413.32 TFLOPS, 74.7% of cuBLAS GemmEx, 1.32x step 06
+ * Measured: 409.01 TFLOPS, 75.9% of cuBLAS GemmEx, 1.32x step 06
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

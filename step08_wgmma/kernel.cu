@@ -57,7 +57,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory.
  *
- * Measured: 586.38 TFLOPS, 106.1% of cuBLAS GemmEx, 1.42x step 07
+ * Measured: 582.76 TFLOPS, 108.2% of cuBLAS GemmEx, 1.42x step 07
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

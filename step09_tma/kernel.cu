@@ -53,7 +53,7 @@
  * per 64 rows) per BM x BN tile of C, STAGES * STAGE_BYTES of dynamic shared
  * memory; before it, a repack of A or B where TMA cannot read it.
  *
- * Measured: 599.23 TFLOPS, 110.9% of cuBLAS GemmEx, 1.02x step 08
+ * Measured: 595.41 TFLOPS, 111.6% of cuBLAS GemmEx, 1.02x step 08
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

@@ -63,7 +63,7 @@
  * (OUT_N + OUT_PAD) floats; before it, a repack of A or B where TMA cannot
  * read it, as in step 09.
  *
- * Measured: 608.61 TFLOPS, 112.6% of cuBLAS GemmEx, 1.02x step 09
+ * Measured: 606.72 TFLOPS, 113.8% of cuBLAS GemmEx, 1.02x step 09
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

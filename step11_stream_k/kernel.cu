@@ -72,7 +72,7 @@
  * by cudaLaunchKernelEx as its programmatic dependent. make test walks
  * every plan on the CPU (common/test_plan.cu).
  *
- * Measured: 606.93 TFLOPS, 109.2% of cuBLAS GemmEx, 1.00x step 10
+ * Measured: 616.61 TFLOPS, 116.4% of cuBLAS GemmEx, 1.02x step 10
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

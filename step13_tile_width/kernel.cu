@@ -53,7 +53,7 @@
  * Launch: as step 12's, with the plan's width; STAGE_SPACE bytes of
  * stages and the epilogue's slice of dynamic shared memory.
  *
- * Measured: 606.25 TFLOPS, 104.6% of cuBLAS GemmEx, 1.00x step 12
+ * Measured: 608.14 TFLOPS, 114.2% of cuBLAS GemmEx, 1.00x step 12
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"

@@ -51,7 +51,7 @@
  * Launch: as step 14's; swapped tiles in clusters of CLUSTER where the
  * planner takes them: two blocks a tile, one round of tiles.
  *
- * Measured: 605.65 TFLOPS, 101.9% of cuBLAS GemmEx, 1.00x step 14
+ * Measured: 602.08 TFLOPS, 111.0% of cuBLAS GemmEx, 0.99x step 14
  * (scripts/run_all.sh, NVIDIA H200, CUDA 13.0, 4096^3, 2026-12-02).
  */
 #include "gemm.h"
