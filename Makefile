@@ -114,7 +114,7 @@ TIMELINE_MAIN = common/timeline$(if $(filter e4m3,$(shell bash scripts/arch.sh i
 %/plan: %/kernel.cu common/plan_show.cu common/plan_of.cuh common/gemm.h common/launch.cuh common/repack.cuh \
         common/timeline.cuh
 	$(NVCC) -O2 -std=c++17 $$(bash scripts/arch.sh gencode-host $*) -Icommon -I. -DKERNEL='"$*/kernel.cu"' \
-	    common/plan_show.cu -o $@
+	    -DFP8=$$([ "$$(bash scripts/arch.sh input $*)" = e4m3 ] && echo 1 || echo 0) common/plan_show.cu -o $@
 
 %/main.o: %/main.c $(COMMON_HDRS) common/.build-config
 	$(CC) $(CFLAGS) $(CUDA_INCLUDE) -Icommon -c $< -o $@

@@ -1,9 +1,10 @@
 /*
  * scripts/plan.sh's program: a step's planner on the CPU, and every
  * candidate it weighs. Built with the step's kernel.cu included
- * (-DKERNEL='"stepNN_name/kernel.cu"'); the step's PLAN_TERMS
- * (common/launch.cuh) hands over each candidate's terms as the planner
- * computes them, so that what is printed is the planner's own arithmetic.
+ * (-DKERNEL='"stepNN_name/kernel.cu"'; -DFP8=1 for the FP8 step); the
+ * step's PLAN_TERMS (common/launch.cuh) hands over each candidate's terms
+ * as the planner computes them, so that what is printed is the planner's
+ * own arithmetic.
  *
  *   plan_show M N K SMS FIT    FIT: clusters that fit at once (steps 12 on)
  *
@@ -26,11 +27,20 @@ int main(int argc, char **argv)
         return 2;
     }
     const int M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]), sms = atoi(argv[4]), fit = atoi(argv[5]);
-    // Rows of A (K halves) and B (N halves) on 32-byte sectors as gemm_launch finds them in memory from cudaMalloc:
-    // the rows as they are where they are whole pieces, else repacked (common/repack.cuh).
-    const int lda = K % REPACK_PIECE<__half> == 0 ? K : repacked_pitch<__half>(K),
-              ldb = N % REPACK_PIECE<__half> == 0 ? N : repacked_pitch<__half>(N);
-    const auto how = plan_for(M, N, K, sms, lda % 16 == 0, ldb % 16 == 0, fit);
+    // Rows of A and B on 32-byte sectors as the step's call finds them in memory from cudaMalloc: the rows as they
+    // are where they are whole pieces, else repacked (common/repack.cuh). A's rows are K elements; B's N halves, or
+    // in the FP8 step (B N x K) K bytes.
+#if FP8
+    using element = uint8_t;
+    const int b_row = K;
+#else
+    using element = __half;
+    const int b_row = N;
+#endif
+    const auto on_sectors = [](int cols) {
+        return (cols % REPACK_PIECE<element> == 0 ? cols : repacked_pitch<element>(cols)) * sizeof(element) % 32 == 0;
+    };
+    const auto how = plan_for(M, N, K, sms, on_sectors(K), on_sectors(b_row), fit);
 
     const size_t pick = pick_of_seen();
     printf("%-9s %7s %5s %5s %7s %6s %5s %9s %9s %9s %9s\n", "tile", "cluster", "units", "split", "k-tiles",
