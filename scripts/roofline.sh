@@ -139,8 +139,12 @@ gpu="" status=0
 # Bytes one call moves to and from device memory: "STEP CUBLAS", each the
 # DRAM bytes ncu counts for the step's kernels and for cuBLAS's in one cold
 # run of each (flush_l2 first, as --cold does), or the compulsory bytes.
+# cuBLAS's: the kernels its timed call ran (THEIRS, the run's cublas_kernel,
+# names joined by "+"), not the other products a step's run times for
+# information (step 16's cuBLASLt with one scale per tensor); none where it
+# ran nothing or its kernels are unknown.
 bytes_of() {
-    local s=$1 m=$2 n=$3 k=$4 in
+    local s=$1 m=$2 n=$3 k=$4 theirs=$5 in
     in=$(case $(bash scripts/arch.sh input "$s") in fp16) echo 2 ;; e4m3) echo 1 ;; *) echo 4 ;; esac)
     if [ $compulsory = 1 ]; then
         awk -v m="$m" -v n="$n" -v k="$k" -v ib="$in" 'BEGIN { b = ib * (m * k + k * n) + 4 * m * n; print b, b }'
@@ -150,19 +154,21 @@ bytes_of() {
         --metrics dram__bytes_read.sum,dram__bytes_write.sum \
         ./"$s"/run -m "$m" -n "$n" -k "$k" --warmup 0 --iters 1 --no-check --cold >"$out.ncu" 2>&1 ||
         { echo "roofline.sh: ncu failed on $s at $m x $n x $k" >&2; echo "- -"; return; }
-    # One row per kernel and metric, its columns found by name: the step's kernels, cuBLAS's (any other), and
-    # the flush (neither).
-    awk -F'","' '/"Metric Name"/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); col[h] = i }; next }
+    # One row per kernel and metric, its columns found by name: the step's kernels, cuBLAS's (a name its call
+    # ran, as CUPTI saw it: whole, or in a C++ name's mangled form, its length before it), and the rest (the
+    # flush, information).
+    awk -F'","' -v ran="+$theirs+" '/"Metric Name"/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); col[h] = i }; next }
         col["Metric Name"] && $col["Metric Name"] ~ /^dram__bytes_(read|write)\.sum$/ {
             name = $col["Kernel Name"]; v = $col["Metric Value"]; gsub(/[",]/, "", v)
             if (name ~ /l2_flush_kernel/) next
-            if (name ~ /gemm_kernel|zero_kernel|repack_kernel|scale_kernel/) mine += v; else theirs += v }
+            if (name ~ /gemm_kernel|zero_kernel|repack_kernel|scale_kernel/) mine += v
+            else if (name != "" && (index(ran, "+" name "+") || index(ran, length(name) name))) theirs += v }
         END { printf "%.0f %.0f\n", mine, theirs }' "$out.ncu"
 }
 
 # One point per step at 4096^3 and, for the last step and cuBLAS, at each few-row shape.
 point() { # point LABEL KIND FLOPS BYTES TFLOPS
-    awk -v l="$1" -v k="$2" -v f="$3" -v b="$4" -v t="$5" 'BEGIN { if (b > 0 && t != "") printf "point %s %s %.4g %s\n", l, k, f / b, t }'
+    awk -v l="$1" -v k="$2" -v f="$3" -v b="$4" -v t="$5" 'BEGIN { if (b > 0 && t ~ /^[0-9.]+$/) printf "point %s %s %.4g %s\n", l, k, f / b, t }'
 }
 {
     echo "ceiling fma ${roof[fma]:--}"; echo "ceiling mma ${roof[mma]:--}"; echo "ceiling wgmma ${roof[wgmma]:--}"
@@ -181,7 +187,7 @@ for run in "${runs[@]}"; do
     run_step roofline.sh "$s" -m "$m" -n "$n" -k "$k" --iters "$iters" --no-check --cold
     case $? in 0) ;; 3) continue ;; *) status=1; continue ;; esac
     gpu=${r[gpu]} cuda=${r[cuda]}
-    read -r mine theirs <<<"$(bytes_of "$s" "$m" "$n" "$k")"
+    read -r mine theirs <<<"$(bytes_of "$s" "$m" "$n" "$k" "${r[cublas_kernel]:-}")"
     flops=$(awk -v m="$m" -v n="$n" -v k="$k" 'BEGIN { printf "%.0f", 2 * m * n * k }')
     label=${s:4:2}
     [ "$kind" = few ] && label="${s:4:2} M=$m"
