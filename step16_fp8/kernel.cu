@@ -35,9 +35,9 @@
  * consumers of a 128-row tile overlap each other, a ping-pong tile's do
  * not; two k-tiles' sums in flight would take 192 registers of the 168 a
  * thread has. At 4096 x 7168 x 16384 the step ran 860 TFLOPS, cuBLASLt
- * 1000, with 128 x 128 tiles in clusters of two; with no scales at all the
- * step ran 911, with whole tiles where the planner splits 889 (both with
- * the scales by cp.async: results/h200/fp8.txt).
+ * 1000, with 128 x 128 tiles on blocks alone, split (whole ones ran 872,
+ * split 854, one process each: as near as two processes come); with no
+ * scales at all, 911 (the scales by cp.async then: results/h200/fp8.txt).
  *
  * Launch: as step 15's, without the 192- and 256-wide tiles.
  *
