@@ -49,8 +49,8 @@ static void usage(const char *cmd, const struct step *step)
            "Numbers are decimal: 1000, +12, -1.5, 2.5e-3; no spaces, no hex.\n"
            "Exit status: 0 success, 1 check failed or CUDA error, 2 bad input or no\n"
            "usable GPU.\n",
-           cmd, step->name, need, step->input == INPUT_E4M3 ? "N x K" : "K x N", DEFAULTS.M, DEFAULTS.alpha, DEFAULTS.beta, WARMUP_SECONDS, DEFAULTS.warmup,
-           DEFAULTS.iters, (unsigned long long)DEFAULTS.seed);
+           cmd, step->name, need, step->input == INPUT_E4M3 ? "N x K" : "K x N", DEFAULTS.M, DEFAULTS.alpha,
+           DEFAULTS.beta, WARMUP_SECONDS, DEFAULTS.warmup, DEFAULTS.iters, (unsigned long long)DEFAULTS.seed);
 }
 
 /* One line on stderr naming the problem; returns the exit code for bad input. */

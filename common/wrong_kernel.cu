@@ -23,6 +23,10 @@
 
 extern "C" const long long gemm_max_elements = GEMM_MAX_ELEMENTS_32; // as the steps it stands in for
 
+#ifndef FP8
+#define FP8 0
+#endif
+
 #if FP8
 typedef __nv_fp8_e4m3 input_t;
 __device__ float value(input_t x) { return float(x); }
@@ -35,10 +39,6 @@ __device__ float value(input_t x) { return x; }
 #endif
 
 constexpr int SKIP_FROM = 8, SKIP_TO = 16; // the k-tile WRONG == 1 leaves out
-
-#ifndef FP8
-#define FP8 0
-#endif
 
 __global__ void wrong_kernel(int M, int N, int K, float alpha, const input_t *A, const float *sa, const input_t *B,
                              const float *sb, float beta, float *C, int odd_call)

@@ -5,15 +5,15 @@
 # with a bar of its TFLOPS to scale. A step the GPU (or the build's ARCH)
 # cannot run gets a row that says what it needs. A step whose kernels are
 # launched as the step before's (the same grids, blocks, clusters and shared
-# memory: each step's --launches), on the same precision, is marked "=" after its x prev: where the
-# step's idea is the launch (a planner, from step 11), it kept the step
-# before's schedule there, and that ratio is noise. Each row is also put
-# against its roof (ceilings/, measured first on this GPU): the ceiling of the
-# instruction it multiplies with (FP32 FMA, mma.sync, wgmma), or, where that
-# is lower, memory's at the shape's intensity: the bytes A and B must be read
-# and C written, at the measured HBM read and write rates. Exits 1 if a step
-# fails its check or does not run, 2 if there is no usable GPU or the options
-# are bad.
+# memory: each step's --launches), on the same precision, is marked "=" after
+# its x prev: where the step's idea is the launch (a planner, from step 11),
+# it kept the step before's schedule there, and that ratio is noise. Each row
+# is also put against its roof (ceilings/, measured first on this GPU): the
+# ceiling of the instruction it multiplies with (FP32 FMA, mma.sync, wgmma,
+# FP8 wgmma), or, where that is lower, memory's at the shape's intensity: the
+# bytes A and B must be read and C written, at the measured HBM read and
+# write rates. Exits 1 if a step fails its check or does not run, 2 if there
+# is no usable GPU or the options are bad.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -186,5 +186,6 @@ echo "rows are not steps); =: launched as the step before (the same grids, block
 echo "clusters and shared memory); from step 11, whose idea is the launch, that"
 echo "means the same schedule, and the ratio is noise. roof: the ceiling that bounds"
 echo "the row (ceilings/run on this GPU: ${roof[fma]:--} TFLOPS FMA, ${roof[mma]:--} mma.sync, ${roof[wgmma]:--} wgmma,"
-echo "${roof[wgmma_fp8]:--} wgmma_fp8; HBM ${roof[hbm_read]:--} TB/s read, ${roof[hbm_write]:--} write, where memory's roof at this shape is lower)."
+echo "${roof[wgmma_fp8]:--} wgmma_fp8; HBM ${roof[hbm_read]:--} TB/s read, ${roof[hbm_write]:--} write, where memory's roof"
+echo "at this shape is lower)."
 exit $status
