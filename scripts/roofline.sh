@@ -140,9 +140,10 @@ gpu="" status=0
 # DRAM bytes ncu counts for the step's kernels and for cuBLAS's in one cold
 # run of each (flush_l2 first, as --cold does), or the compulsory bytes.
 # cuBLAS's: the kernels its timed call ran (THEIRS, the run's cublas_kernel,
-# names joined by "+"), not the other products a step's run times for
-# information (step 16's cuBLASLt with one scale per tensor); none where it
-# ran nothing or its kernels are unknown.
+# names joined by "+"), in the one call that follows a flush, not the other
+# products a step's run times for information (step 16's cuBLASLt with one
+# scale per tensor), nor the untimed call that asks cuBLASLt's FP8 whether
+# it has an algorithm; none where it ran nothing or its kernels are unknown.
 bytes_of() {
     local s=$1 m=$2 n=$3 k=$4 theirs=$5 in
     in=$(case $(bash scripts/arch.sh input "$s") in fp16) echo 2 ;; e4m3) echo 1 ;; *) echo 4 ;; esac)
@@ -154,16 +155,20 @@ bytes_of() {
         --metrics dram__bytes_read.sum,dram__bytes_write.sum \
         ./"$s"/run -m "$m" -n "$n" -k "$k" --warmup 0 --iters 1 --no-check --cold >"$out.ncu" 2>&1 ||
         { echo "roofline.sh: ncu failed on $s at $m x $n x $k" >&2; echo "- -"; return; }
-    # One row per kernel and metric, its columns found by name: the step's kernels, cuBLAS's (a name its call
-    # ran, as CUPTI saw it: whole, or in a C++ name's mangled form, its length before it), and the rest (the
-    # flush, information).
-    awk -F'","' -v ran="+$theirs+" '/"Metric Name"/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); col[h] = i }; next }
+    # One row per kernel and metric, its columns found by name, in launch order: the step's kernels, cuBLAS's
+    # (a name its call ran, as CUPTI saw it: whole, or in a C++ name's mangled form, its length before it) and
+    # the rest (information). A flush starts a group; cuBLAS's kernels count in the last group they begin,
+    # as many kernels as its call runs, the timed call (the step's kernel or another call's ends a group).
+    awk -F'","' -v ran="+$theirs+" 'BEGIN { need = split(ran, names, "+") - 2 }
+        /"Metric Name"/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); col[h] = i }; next }
         col["Metric Name"] && $col["Metric Name"] ~ /^dram__bytes_(read|write)\.sum$/ {
-            name = $col["Kernel Name"]; v = $col["Metric Value"]; gsub(/[",]/, "", v)
-            if (name ~ /l2_flush_kernel/) next
-            if (name ~ /gemm_kernel|zero_kernel|repack_kernel|scale_kernel/) mine += v
-            else if (name != "" && (index(ran, "+" name "+") || index(ran, length(name) name))) theirs += v }
-        END { printf "%.0f %.0f\n", mine, theirs }' "$out.ncu"
+            name = $col["Kernel Name"]; id = $col["ID"]; v = $col["Metric Value"]; gsub(/[",]/, "", v)
+            if (name ~ /l2_flush_kernel/) { if (kernels) last = group; group = kernels = 0; open = 1; delete seen; next }
+            if (name ~ /gemm_kernel|zero_kernel|repack_kernel|scale_kernel/) { mine += v; open = 0; next }
+            if (open && name != "" && (index(ran, "+" name "+") || index(ran, length(name) name)) &&
+                (id in seen || kernels < need)) { kernels += !(id in seen); seen[id] = 1; group += v }
+            else open = 0 }
+        END { if (kernels) last = group; printf "%.0f %.0f\n", mine, last }' "$out.ncu"
 }
 
 # One point per step at 4096^3 and, for the last step and cuBLAS, at each few-row shape.
