@@ -656,6 +656,30 @@ if bash "$copy/scripts/update_docs.sh" results/good.txt results/warmup.txt >"$lo
 else
     fail "scripts/update_docs.sh: want the warm-up runs of step10_warp_specialized in the README's block"
 fi
+# The roofline's data (scripts/roofline.sh --data) as a table: each point's
+# bound, the lower of its instruction's roof and memory's at its intensity,
+# neighbouring steps under one bound on one line; data with no memory roof
+# changes no file.
+grep -qxF '<!-- roofline -->' "$copy/README.md" || printf '%s\n' '<!-- roofline -->' '<!-- /roofline -->' >>"$copy/README.md"
+printf '%s\n' "title Roofline of Some GPU (CUDA 13.0), 2026-01-05" "ceiling fma 50" "ceiling mma 500" "ceiling wgmma 800" \
+    "ceiling wgmma_fp8 1600" "ceiling hbm_read 4" "ceiling l2_read 8" "point 01 step 16 8" "point 02 step 17 10" \
+    "point ${last:4:2}_M=1 few 2 4.00" >"$copy/results/roofline.txt"
+grep -v '^ceiling hbm_read' "$copy/results/roofline.txt" >"$copy/results/roofline_bad.txt"
+before=$(md5sum "$copy/README.md")
+bash "$copy/scripts/update_docs.sh" results/good.txt results/roofline_bad.txt >"$log.out" 2>"$log"
+rc=$?
+if [ $rc -eq 2 ] && [ "$before" = "$(md5sum "$copy/README.md")" ]; then
+    pass "scripts/update_docs.sh: roofline data without a memory roof changes no file, exit 2"
+else
+    fail "scripts/update_docs.sh: roofline data without a memory roof must change no file and exit 2 (exit code $rc)"
+fi
+if bash "$copy/scripts/update_docs.sh" results/good.txt results/roofline.txt >"$log.out" 2>"$log" &&
+    readme_block roofline | grep -qx 'steps 01-02  4096^3              16.0-17.0            8-10   FP32 FMA 50        16.0-20.0' &&
+    readme_block roofline | grep -qx "step ${last:4:2}      1 x 8192 x 8192          2.00            4.00   HBM 8.00           50.0"; then
+    pass "scripts/update_docs.sh: the roofline's points, their bounds and percents, in the README's block"
+else
+    fail "scripts/update_docs.sh: want steps 01-02 under FMA's roof at 16-20% and step ${last:4:2} at M = 1 at 50% of HBM's"
+fi
 rm -rf "$copy" "$log.out"
 
 # Each step's "Try it" edits (scripts/try.sh), and those of the ideas the

@@ -14,7 +14,9 @@
 #     (<!-- profile STEP --> ... <!-- /profile -->, from scripts/profile.sh)
 #     and its SASS counts (<!-- sass STEP --> ... <!-- /sass -->, from
 #     scripts/sass.sh), and what the warm-up does to a step's timing
-#     (<!-- warmup STEP --> ... <!-- /warmup -->, from scripts/warmup.sh);
+#     (<!-- warmup STEP --> ... <!-- /warmup -->, from scripts/warmup.sh),
+#     and the roofline's numbers (<!-- roofline --> ... <!-- /roofline -->,
+#     from scripts/roofline.sh --data);
 #   - in a header, the line of an idea it measures (" * Measured
 #     (scripts/try.sh 07 frags, ...", from scripts/try.sh 07 frags), and
 #     its " * Measured at M x N x K:" paragraph, from a run_all.sh output of
@@ -22,13 +24,13 @@
 #   - an SVG chart beside each run_all.sh output, and beside a shapes.sh
 #     output with its CSV, shown under its table in the README.
 # usage: scripts/run_all.sh | tee r4096.txt; scripts/run_all.sh -s 8192 | tee r8192.txt
-#        scripts/update_docs.sh r4096.txt r8192.txt [more run_all, sweep, shapes, spread or try outputs]
+#        scripts/update_docs.sh r4096.txt r8192.txt [more run_all, sweep, shapes, spread, try or roofline outputs]
 # The first file must be a run_all.sh output: the headers' lines come from it.
 set -u
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 
-usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_TRY_PROFILE_SASS_OR_WARMUP_OUTPUT...] (the first for the headers)"
+usage="usage: scripts/update_docs.sh RUN_ALL_OUTPUT [RUN_ALL_SWEEP_SHAPES_SPREAD_TRY_PROFILE_SASS_WARMUP_OR_ROOFLINE_OUTPUT...] (the first for the headers)"
 case ${1:-} in
     -h|--help) echo "$usage"; exit 0 ;;
     -*) die update_docs.sh "unknown option '$1' (see --help)" ;;
@@ -62,6 +64,8 @@ block() {
         head -n 1 "$1" | sed 's/^\(step[0-9]*_[a-z0-9_]*\),.*/sass \1/'
     elif head -n 1 "$1" | grep -qE '^Warm-up of step[0-9]+_[a-z0-9_]+ at [0-9]+\^3 on .* \(CUDA [0-9.]+\), [0-9-]+: '; then
         head -n 1 "$1" | sed 's/^Warm-up of \(step[0-9]*_[a-z0-9_]*\) .*/warmup \1/'
+    elif head -n 1 "$1" | grep -qE '^title Roofline of .* \(CUDA [0-9.]+\), [0-9-]+$'; then
+        echo roofline
     else
         sed -n -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/try \1/p' \
             -e '1s/^Try-it of \(step[0-9]*_[a-z0-9_]* [a-z]*\) on .* (CUDA [0-9.]*), [0-9-]*;.*/idea \1/p' "$1"
@@ -81,6 +85,71 @@ tried() {
                   printf "Measured (`scripts/try.sh %s`, %s): tried %s TFLOPS (%s of cuBLAS), as is %s (%s).\n",
                          step, where, tf, pct, tf0, pct0 }' "$1"
 }
+# The roofline's numbers from its saved data: the roofs, where memory's meets
+# each instruction's (the knee), and each point's bound, the lower of its
+# instruction's roof and memory's at its intensity, with its TFLOPS as a
+# percent of that; neighbouring steps under the same bound, their
+# intensities within a quarter of each other, share a line. A
+# point's instruction is its step's (a cuBLAS point's: the last step's).
+roofline_text() {
+    local units="" s last
+    for s in $(step_dirs); do
+        case $(bash scripts/arch.sh input "$s") in
+            fp32) units+="${s:4:2}=fma " ;;
+            e4m3) units+="${s:4:2}=wgmma_fp8 " ;;
+            *) units+="${s:4:2}=$([ "$(bash scripts/arch.sh need "$s")" = sm_90a ] && echo wgmma || echo mma) " ;;
+        esac
+        last=${s:4:2}
+    done
+    awk -v units="$units" -v last="$last" '
+        function num(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.2f", v) }
+        function span(lo, hi, f) { return lo == hi ? f(lo) : f(lo) "-" f(hi) }
+        function range(a, b) { return a == b ? a : a "-" b }
+        function flush() {
+            if (!rows) return
+            printf "%-12s %-18s %10s %15s   %-18s %s\n", what, shape, range(num(ai_lo), num(ai_hi)), range(tf_lo, tf_hi),
+                   bound, range(sprintf("%.1f", pct_lo), sprintf("%.1f", pct_hi))
+            rows = 0
+        }
+        BEGIN { n = split(units, u, " "); for (i = 1; i <= n; i++) { split(u[i], kv, "="); unit[kv[1]] = kv[2] }
+                split("fma mma wgmma wgmma_fp8", order, " ")
+                name["fma"] = "FP32 FMA"; name["mma"] = "mma.sync"; name["wgmma"] = "wgmma"; name["wgmma_fp8"] = "wgmma e4m3" }
+        $1 == "title" { title = substr($0, 7) }
+        $1 == "ceiling" && $3 ~ /^[0-9.]+$/ { rate[$2] = $3 + 0 }
+        $1 == "point" && $4 ~ /^[0-9.e+-]+$/ && $5 ~ /^[0-9.]+$/ { p++; lab[p] = $2; kind[p] = $3; ai[p] = $4 + 0; tf[p] = $5 }
+        END {
+            if (!("hbm_read" in rate) || !p) exit 1
+            roofs = knees = ""
+            for (i = 1; i <= 4; i++) {
+                c = order[i]; if (!(c in rate)) continue
+                roofs = roofs (roofs == "" ? "" : ", ") name[c] " " rate[c]
+                knees = knees (knees == "" ? "" : ", ") name[c] " " num(rate[c] / rate["hbm_read"])
+            }
+            printf "%s\nroofs: %s TFLOPS; HBM read %s TB/s\n", title, roofs, rate["hbm_read"]
+            printf "knees, flops per byte where memory meets each: %s\n\n", knees
+            printf "%-12s %-18s %10s %15s   %-18s %s\n", "point", "shape", "flops/byte", "TFLOPS", "bound (TFLOPS)", "% of it"
+            for (i = 1; i <= p; i++) {
+                cublas = lab[i] ~ /^cuBLAS/; step = cublas ? last : substr(lab[i], 1, 2)
+                c = unit[step]; if (!(c in rate)) continue
+                top = rate[c]; b = name[c] " " rate[c]
+                if (rate["hbm_read"] * ai[i] < top) { top = rate["hbm_read"] * ai[i]; b = "HBM " num(top) }
+                pct = 100 * tf[i] / top
+                m = lab[i]; sub(/^[^=]*=/, "", m); sh = kind[i] == "step" || (cublas && lab[i] !~ /M=/) ? "4096^3" : m " x 8192 x 8192"
+                if (kind[i] == "step" && rows && gkind == "step" && b == bound && ai[i] <= 1.25 * ai_lo && ai[i] >= 0.8 * ai_hi) {
+                    what = "steps " first "-" step
+                    if (ai[i] < ai_lo) ai_lo = ai[i]; if (ai[i] > ai_hi) ai_hi = ai[i]
+                    if (tf[i] + 0 < tf_lo + 0) tf_lo = tf[i]; if (tf[i] + 0 > tf_hi + 0) tf_hi = tf[i]
+                    if (pct < pct_lo) pct_lo = pct; if (pct > pct_hi) pct_hi = pct
+                    continue
+                }
+                flush()
+                rows = 1; gkind = kind[i]; bound = b; first = step; shape = sh
+                what = cublas ? "cuBLAS" : "step " step
+                ai_lo = ai_hi = ai[i]; tf_lo = tf_hi = tf[i]; pct_lo = pct_hi = pct
+            }
+            flush()
+        }' "$1"
+}
 # The headers with a " * Measured at 4096 x 4096 x 4100:" paragraph for the
 # shape of a run_all.sh output.
 at_shape() { run_shape "$1" | sed 's/ / x /g'; }
@@ -94,7 +163,7 @@ at_lines() {
 for f in "$@"; do
     [ -f "$f" ] || die update_docs.sh "no file $f"
     b=$(block "$f")
-    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh, try.sh, profile.sh, sass.sh or warmup.sh output"
+    [ -n "$b" ] || die update_docs.sh "$f is not scripts/run_all.sh, sweep.sh, shapes.sh, spread.sh, try.sh, profile.sh, sass.sh, warmup.sh or roofline.sh --data output"
     case $b in
         idea*) read -r _ s idea <<<"$b"
                grep -q "^ \* *Measured (scripts/try.sh ${s:4:2} $idea," "$s/kernel.cu" ||
@@ -103,6 +172,7 @@ for f in "$@"; do
                die update_docs.sh "README.md has no <!-- $b --> block, and no header a ' * Measured at' line, for $f" ;;
     esac
     [[ $b != try* && $b != idea* ]] || [ -n "$(tried "$f")" ] || die update_docs.sh "$f: no tried and as-is numbers in it"
+    [ "$b" != roofline ] || roofline_text "$f" >/dev/null || die update_docs.sh "$f: no memory roof or no point in it"
 done
 [[ $(block "$1") == run_all* ]] || die update_docs.sh "$1 is not scripts/run_all.sh output: the headers are written from the first file"
 
@@ -200,6 +270,8 @@ for run in "$@"; do
     body=$charts/body
     if [[ $b == try* ]]; then
         tried "$run" >"$body"
+    elif [ "$b" = roofline ]; then
+        { echo '```'; roofline_text "$run"; echo '```'; } >"$body"
     else
         { echo '```'; cat "$run"; echo '```'; [ -z "$image" ] || printf '\n%s\n' "$image"; } >"$body"
     fi
