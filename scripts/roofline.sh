@@ -102,9 +102,11 @@ draw() {
                 continue
             }
             text = first ? label[first] "-" label[i] : label[i]; at = first ? first : i; first = 0
-            # cuBLAS above its point: at the left of it at 4096^3, at the right where the rows are few
+            # cuBLAS above its point: at the left of it at 4096^3, at the right where the rows are few; below
+            # it where it is slower than the step at the same shape, whose label is right above
             square = kind[i] == "cublas" && label[i] !~ /M=/
-            dx = square ? -4 : 7; dy = kind[i] == "cublas" ? -7 : 4; anchor = square ? "end" : "start"
+            dx = square ? -4 : 7; dy = kind[i] == "cublas" ? (!square && kind[i - 1] == "few" && tf[i] < tf[i - 1] ? 14 : -7) : 4
+            anchor = square ? "end" : "start"
             printf "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\" text-anchor=\"%s\">%s</text>\n", X(ai[at]) + dx, Y(tf[at]) + dy, colour, anchor, esc(text)
         }
         print "</svg>"
