@@ -33,11 +33,13 @@
  * What limits it now: the promotion. A consumer waits for each k-tile's
  * wgmma before it adds, so its next wgmma waits for that: the two
  * consumers of a 128-row tile overlap each other, a ping-pong tile's do
- * not; two k-tiles' sums in flight would take 192 registers of the 168 a
- * thread has. At 4096 x 7168 x 16384 the step ran 860 TFLOPS, cuBLASLt
- * 1000, with 128 x 128 tiles on blocks alone, split (whole ones ran 872,
- * split 854, one process each: as near as two processes come); with no
- * scales at all, 911 (the scales by cp.async then: results/h200/fp8.txt).
+ * not. Two k-tiles' sums in flight, one promoted while the next one's
+ * wgmma run, fit a consumer's 232 registers (192 of them), but ptxas then
+ * serializes the wgmma (results/h200/fp8.txt, section 9). At 4096 x 7168
+ * x 16384 the step ran 860 TFLOPS, cuBLASLt 1000, with 128 x 128 tiles on
+ * blocks alone, split (whole ones ran 872, split 854, one process each: as
+ * near as two processes come); with no scales at all, 911 (the scales by
+ * cp.async then: results/h200/fp8.txt).
  *
  * Launch: as step 15's, without the 192- and 256-wide tiles.
  *
