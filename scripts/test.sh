@@ -590,14 +590,19 @@ fi
     printf '  as is:  %8s TFLOPS, %6s%% of cuBLAS (check %s)\n' 125.00 100.0 PASS
 } >"$copy/results/try.txt"
 grep -v '^  as is:' "$copy/results/try.txt" >"$copy/results/try_bad.txt"
-before=$(md5sum "$copy/README.md")
-bash "$copy/scripts/update_docs.sh" results/good.txt results/try_bad.txt >"$log.out" 2>"$log"
-rc=$?
-if [ $rc -eq 2 ] && [ "$before" = "$(md5sum "$copy/README.md")" ]; then
-    pass "scripts/update_docs.sh: a Try-it output without its numbers changes no file, exit 2"
-else
-    fail "scripts/update_docs.sh: a Try-it output without its numbers must change no file and exit 2 (exit code $rc)"
-fi
+# update_docs.sh given good.txt and results/FILE, which it must refuse: the README unchanged, exit 2: refused FILE WHAT
+refused() {
+    local before rc
+    before=$(md5sum "$copy/README.md")
+    bash "$copy/scripts/update_docs.sh" results/good.txt "results/$1" >"$log.out" 2>"$log"
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$before" = "$(md5sum "$copy/README.md")" ]; then
+        pass "scripts/update_docs.sh: $2 changes no file, exit 2"
+    else
+        fail "scripts/update_docs.sh: $2 must change no file and exit 2 (exit code $rc)"
+    fi
+}
+refused try_bad.txt "a Try-it output without its numbers"
 want="Measured (\`scripts/try.sh ${last:4:2}\`, Some GPU, CUDA 13.0, 2026-01-02): tried 12.50 TFLOPS (10.0% of cuBLAS), as is 125.00 (100.0%)."
 if bash "$copy/scripts/update_docs.sh" results/good.txt results/try.txt >"$log.out" 2>"$log" &&
     readme_block "try $last" | grep -qxF "$want"; then
@@ -665,14 +670,7 @@ printf '%s\n' "title Roofline of Some GPU (CUDA 13.0), 2026-01-05" "ceiling fma 
     "ceiling wgmma_fp8 1600" "ceiling hbm_read 4" "ceiling l2_read 8" "point 01 step 16 8" "point 02 step 17 10" \
     "point ${last:4:2}_M=1 few 2 4.00" >"$copy/results/roofline.txt"
 grep -v '^ceiling hbm_read' "$copy/results/roofline.txt" >"$copy/results/roofline_bad.txt"
-before=$(md5sum "$copy/README.md")
-bash "$copy/scripts/update_docs.sh" results/good.txt results/roofline_bad.txt >"$log.out" 2>"$log"
-rc=$?
-if [ $rc -eq 2 ] && [ "$before" = "$(md5sum "$copy/README.md")" ]; then
-    pass "scripts/update_docs.sh: roofline data without a memory roof changes no file, exit 2"
-else
-    fail "scripts/update_docs.sh: roofline data without a memory roof must change no file and exit 2 (exit code $rc)"
-fi
+refused roofline_bad.txt "roofline data without a memory roof"
 if bash "$copy/scripts/update_docs.sh" results/good.txt results/roofline.txt >"$log.out" 2>"$log" &&
     readme_block roofline | grep -qx 'steps 01-02  4096^3              16.0-17.0            8-10   FP32 FMA 50        16.0-20.0' &&
     readme_block roofline | grep -qx "step ${last:4:2}      1 x 8192 x 8192          2.00            4.00   HBM 8.00           50.0"; then
