@@ -89,8 +89,8 @@ tried() {
 # each instruction's (the knee), and each point's bound, the lower of its
 # instruction's roof and memory's at its intensity, with its TFLOPS as a
 # percent of that; neighbouring steps under the same bound, their
-# intensities within a quarter of each other, share a line. A
-# point's instruction is its step's (a cuBLAS point's: the last step's).
+# intensities within a quarter of each other, share a line. A point's
+# instruction is its step's (a cuBLAS point's: the last step's).
 roofline_text() {
     local units="" s last
     for s in $(step_dirs); do
@@ -103,7 +103,6 @@ roofline_text() {
     done
     awk -v units="$units" -v last="$last" '
         function num(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.2f", v) }
-        function span(lo, hi, f) { return lo == hi ? f(lo) : f(lo) "-" f(hi) }
         function range(a, b) { return a == b ? a : a "-" b }
         function flush() {
             if (!rows) return
