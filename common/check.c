@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include "fp8.h"
 #include "half.h"
 
 #include <math.h>
@@ -35,6 +36,20 @@ void fill_blocks(float *x, int rows, int cols, int block_rows, uint64_t *state)
                 for (int c = c0; c < cols && c < c0 + 128; c++)
                     x[(size_t)r * cols + c] *= size;
         }
+}
+
+void fp8_inputs(int M, int N, int K, uint64_t *state, float *a_raw, float *b_raw, uint8_t *qa, uint8_t *qb,
+                float *sa, float *sb, float *a, float *b)
+{
+    fill_blocks(a_raw, M, K, 1, state);
+    fill_blocks(b_raw, N, K, 128, state);
+    quantize_blocks(a_raw, M, K, 1, 1, qa, sa);
+    quantize_blocks(b_raw, N, K, 128, 0, qb, sb);
+    for (size_t e = 0; e < (size_t)M * K; e++)
+        a[e] = e4m3_to_float(qa[e]);
+    for (int j = 0; j < N; j++)
+        for (int k = 0; k < K; k++)
+            b[(size_t)k * N + j] = e4m3_to_float(qb[(size_t)j * K + k]);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -165,14 +180,14 @@ void compute_norms(const struct gemm_data *d, double *a_norm, double *b_norm)
  * times the root of the sum over blocks b of (||a_b|| ||b_b||)^2, which for
  * blocks alike is ||a|| ||b|| / sqrt(K). For 2^36 elements and two kernels
  * compared the tolerance takes FP8_CUTS = 24 of that beside the float's 8
- * (factor: for blocks alike).
+ * (tolerance_factor: for blocks alike).
  *
  * Each factor keeps 8 for the epilogue's roundings (alpha times the sum,
  * plus beta c) and for tiny K. The check treats the data as the harness
  * makes it: for inputs of one sign, or with structure, these are not bounds. */
 #define FP8_CUTS 24.0
 
-static double factor(enum summation sum, double K)
+double tolerance_factor(enum summation sum, double K)
 {
     if (sum == SUM_FP8)
         return 8.0 + (K > 0 ? 0x1p11 * FP8_CUTS / sqrt(K) : 0.0);
@@ -187,7 +202,7 @@ double tolerance(const struct gemm_data *d, const double *a_norm, const double *
     if (d->beta != 0.0f)
         scale += fabs((double)d->beta * d->C0[(size_t)i * d->N + j]);
     if (d->sum != SUM_FP8)
-        return factor(d->sum, d->K) * u * scale;
+        return tolerance_factor(d->sum, d->K) * u * scale;
     double blocks = 0.0; /* FP8's cuts, block by block */
     for (int b = 0; b < (d->K + 127) / 128; b++) {
         const double t = a_norm[d->M + (size_t)b * d->M + i] * b_norm[d->N + (size_t)b * d->N + j];
@@ -210,7 +225,7 @@ long long check_power_limit(enum summation sum)
     long long lo = 1, hi = 1LL << 40; /* the smallest K whose typical tolerance reaches run */
     while (lo < hi) {
         const long long k = lo + (hi - lo) / 2;
-        if (u * factor(sum, (double)k) * (double)k / 3.0 >= run)
+        if (u * tolerance_factor(sum, (double)k) * (double)k / 3.0 >= run)
             hi = k;
         else
             lo = k + 1;

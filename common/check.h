@@ -58,6 +58,13 @@ void fill_random(float *x, size_t n, uint64_t *state, int round_to_half);
  * so that each block's scale differs from its neighbours' and a kernel that
  * applies the wrong one shows. */
 void fill_blocks(float *x, int rows, int cols, int block_rows, uint64_t *state);
+/* FP8's inputs, as the harness and the library's tests make them: A (M x K)
+ * and B (N x K) in blocks of different sizes (fill_blocks) into a_raw and
+ * b_raw, quantized as gemm.h's FP8 call takes them into qa and qb with
+ * their scales sa and sb (fp8.h, quantize_blocks); a gets A's e4m3 values
+ * as floats, b B's transposed (K x N, as the check reads B). */
+void fp8_inputs(int M, int N, int K, uint64_t *state, float *a_raw, float *b_raw, uint8_t *qa, uint8_t *qb,
+                float *sa, float *sb, float *a, float *b);
 
 /* Above this many multiply-adds the CPU reference takes a sample and the
  * whole output is compared with cuBLAS instead: a full double-precision
@@ -84,6 +91,8 @@ int sample_few(int n, uint64_t seed, int *idx);
  * b_norm[N + b * N + j]. norms_size says how many doubles each takes: n (M
  * for A, N for B), or n (ceil(K / 128) + 1) for FP8. */
 size_t norms_size(const struct gemm_data *d, int n);
+/* The tolerance's factor for sums of K products (check.c says why). */
+double tolerance_factor(enum summation sum, double K);
 void compute_norms(const struct gemm_data *d, double *a_norm, double *b_norm);
 double tolerance(const struct gemm_data *d, const double *a_norm, const double *b_norm,
                  int i, int j);

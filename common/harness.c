@@ -1,6 +1,5 @@
 #include "harness.h"
 
-#include "fp8.h"
 #include "half.h"
 
 #include <cublasLt.h>
@@ -231,28 +230,6 @@ static void upload(void *dst, const float *src, size_t n, enum input_type input)
     free(h);
 }
 
-/* FP8's inputs: A and B (N x K) in blocks of different sizes (fill_blocks),
- * quantized as gemm.h's FP8 call takes them, into qa and qb; p->A and p->B
- * get their e4m3 values as floats (B transposed, K x N, as the check reads
- * it), p->A_raw and p->B_raw the values before. */
-static void quantize_inputs(struct problem *p, int M, int N, int K, uint64_t *state, uint8_t *qa, uint8_t *qb)
-{
-    const size_t a_n = (size_t)M * K, b_n = (size_t)K * N, kb = (size_t)(K + 127) / 128;
-    p->A_raw = host_alloc(a_n * sizeof(float));
-    p->B_raw = host_alloc(b_n * sizeof(float));
-    p->sa = host_alloc(kb * M * sizeof(float));
-    p->sb = host_alloc(kb * ((N + 127) / 128) * sizeof(float));
-    fill_blocks(p->A_raw, M, K, 1, state);
-    fill_blocks(p->B_raw, N, K, 128, state);
-    quantize_blocks(p->A_raw, M, K, 1, 1, qa, p->sa);
-    quantize_blocks(p->B_raw, N, K, 128, 0, qb, p->sb);
-    for (size_t e = 0; e < a_n; e++)
-        p->A[e] = e4m3_to_float(qa[e]);
-    for (int j = 0; j < N; j++)
-        for (int k = 0; k < K; k++)
-            p->B[(size_t)k * N + j] = e4m3_to_float(qb[(size_t)j * K + k]);
-}
-
 void setup_problem(struct problem *p, const struct step *step, const struct options *opt)
 {
     const int M = opt->M, N = opt->N, K = opt->K;
@@ -264,11 +241,17 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
     p->A = host_alloc(a_n * sizeof(float));
     p->B = host_alloc(b_n * sizeof(float));
     uint64_t state = opt->seed;
+    /* FP8: k-blocks of K, blocks of 128 of N; qa and qb the e4m3 bytes, p->A and p->B their values (check.h) */
+    const size_t kb = (size_t)(K + 127) / 128, nb = (size_t)(N + 127) / 128;
     uint8_t *qa = NULL, *qb = NULL;
     if (p->input == INPUT_E4M3) {
         qa = host_alloc(a_n);
         qb = host_alloc(b_n);
-        quantize_inputs(p, M, N, K, &state, qa, qb);
+        p->A_raw = host_alloc(a_n * sizeof(float));
+        p->B_raw = host_alloc(b_n * sizeof(float));
+        p->sa = host_alloc(kb * M * sizeof(float));
+        p->sb = host_alloc(kb * nb * sizeof(float));
+        fp8_inputs(M, N, K, &state, p->A_raw, p->B_raw, qa, qb, p->sa, p->sb, p->A, p->B);
     } else {
         fill_random(p->A, a_n, &state, to_half);
         fill_random(p->B, b_n, &state, to_half);
@@ -289,8 +272,7 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
     p->dB = (char *)p->dB0 + off * in;
     p->dC = (float *)p->dC0 + off;
     if (qa) { /* FP8: the e4m3 bytes, B N x K, and the scales */
-        const size_t sa_bytes = (size_t)(K + 127) / 128 * M * sizeof(float);
-        const size_t sb_bytes = (size_t)(K + 127) / 128 * ((N + 127) / 128) * sizeof(float);
+        const size_t sa_bytes = kb * M * sizeof(float), sb_bytes = kb * nb * sizeof(float);
         CUDA_CHECK(cudaMemcpy(p->dA, qa, a_n, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(p->dB, qb, b_n, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMalloc((void **)&p->dsa, sa_bytes ? sa_bytes : 1));
@@ -300,7 +282,7 @@ void setup_problem(struct problem *p, const struct step *step, const struct opti
         /* cuBLASLt reads the 128 x 128 blocks' scales with each row of
          * k-blocks padded to a multiple of 4: given gemm.h's rows, its C was
          * wrong wherever ceil(K/128) is not one (make test on the H200). */
-        const size_t kb = (size_t)(K + 127) / 128, kb4 = (kb + 3) / 4 * 4, nb = (size_t)(N + 127) / 128;
+        const size_t kb4 = (kb + 3) / 4 * 4;
         CUDA_CHECK(cudaMalloc((void **)&p->dsb_lt, kb4 * nb > 0 ? kb4 * nb * sizeof(float) : 1));
         CUDA_CHECK(cudaMemset(p->dsb_lt, 0, kb4 * nb * sizeof(float)));
         CUDA_CHECK(cudaMemcpy2D(p->dsb_lt, kb4 * sizeof(float), p->sb, kb * sizeof(float), kb * sizeof(float), nb,
@@ -359,7 +341,7 @@ static void reset_c(const struct problem *p)
 struct kernel {
     gemm_fn fn;
     gemm_fp8_fn fp8;
-    int lt; /* cuBLASLt's FP8: B's scales in its layout (dsb_lt) */
+    int lt; /* cuBLASLt's FP8: B's scales in its layout (dsb_lt); no algorithm for some shapes */
 };
 
 /* One call of k on the problem's data, queued on its stream; its return. */
@@ -372,9 +354,6 @@ static int call(const struct problem *p, const struct kernel *k)
     return k->fn(d->M, d->N, d->K, d->alpha, p->dA, p->dB, d->beta, p->dC, p->stream);
 }
 
-static int cublas_fp8(int M, int N, int K, float alpha, const void *A, const float *sa, const void *B,
-                      const float *sb, float beta, float *C, cudaStream_t stream);
-
 /* Runs k once on fresh C and copies C to out. Returns 1, or 0 where k is
  * cuBLASLt's FP8 with no algorithm for the shape, which runs nothing. */
 static int run_once(const struct problem *p, const struct kernel *k, float *out)
@@ -382,7 +361,7 @@ static int run_once(const struct problem *p, const struct kernel *k, float *out)
     const struct gemm_data *d = &p->host;
     reset_c(p);
     const int err = call(p, k);
-    if (err == cudaErrorNotSupported && k->fp8 == cublas_fp8)
+    if (err == cudaErrorNotSupported && k->lt)
         return 0;
     CUDA_CHECK((cudaError_t)err);
     CUDA_CHECK(cudaStreamSynchronize(p->stream));
@@ -782,7 +761,7 @@ static void time_kernels(const struct problem *p, const struct kernel k[2], cons
      * not a multiple of 16, for one) is left out, and the step runs alone;
      * so is none at all (k[1] empty). */
     int kinds = k[1].fn || k[1].fp8 ? 2 : 1;
-    if (kinds == 2 && k[1].fp8) {
+    if (kinds == 2 && k[1].lt) {
         const int err = call(p, &k[1]);
         if (err == cudaErrorNotSupported)
             kinds = 1;

@@ -93,6 +93,17 @@ step_dirs() {
     done
 }
 
+# The instruction a step multiplies with, whose ceiling (ceilings/run) is its
+# roof: fma (float), mma (half, mma.sync), wgmma (half, Hopper's own) or
+# wgmma_fp8 (e4m3): unit_of STEP
+unit_of() {
+    case $(bash scripts/arch.sh input "$1") in
+        fp32) echo fma ;;
+        e4m3) echo wgmma_fp8 ;;
+        *) [ "$(bash scripts/arch.sh need "$1")" = sm_90a ] && echo wgmma || echo mma ;;
+    esac
+}
+
 # The folder of a step given as 07, step07 or step07_pipeline.
 find_step() {
     local script=$1 want=$2 dir

@@ -105,20 +105,16 @@ cublas_res() {
     res[$label,check]="-"
 }
 
-# Row $1's roof: "NAME PERCENT", NAME the ceiling that bounds it (fma, mma,
-# wgmma, or HBM where memory's roof at the shape's intensity is lower), and
-# its TFLOPS as a percent of it; "- -" where the ceiling was not measured.
+# Row $1's roof: "NAME PERCENT", NAME the ceiling that bounds it (a step's
+# unit_of, cuBLAS's by precision: fma, mma, wgmma, wgmma_fp8; or HBM where
+# memory's roof at the shape's intensity is lower), and its TFLOPS as a
+# percent of it; "- -" where the ceiling was not measured.
 roof_of() {
     local r=$1 unit in
-    case $(get "$r" precision) in
-        fp32) unit=fma in=4 ;;
-        fp16) in=2
-              if [[ $r == cuBLAS* ]]; then unit=$([ "${roof[wgmma]:--}" != - ] && echo wgmma || echo mma)
-              elif [ "$(bash scripts/arch.sh need "$r")" = sm_90a ]; then unit=wgmma
-              else unit=mma; fi ;;
-        e4m3) unit=wgmma_fp8 in=1 ;;
-        *) echo "- -"; return ;;
-    esac
+    case $(get "$r" precision) in fp32) in=4 ;; fp16) in=2 ;; e4m3) in=1 ;; *) echo "- -"; return ;; esac
+    if [[ $r != cuBLAS* ]]; then unit=$(unit_of "$r")
+    elif [ $in = 2 ]; then unit=$([ "${roof[wgmma]:--}" != - ] && echo wgmma || echo mma)
+    else unit=$([ $in = 4 ] && echo fma || echo wgmma_fp8); fi
     awk -v tf="$(get "$r" tflops)" -v top="${roof[$unit]:--}" -v unit="$unit" -v m="$m" -v n="$n" -v k="$k" \
         -v ib="$in" -v rd="${roof[hbm_read]:--}" -v wr="${roof[hbm_write]:--}" 'BEGIN {
         if (tf == "" || top == "-") { print "- -"; exit }

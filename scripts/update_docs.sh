@@ -93,14 +93,7 @@ tried() {
 # instruction is its step's (a cuBLAS point's: the last step's).
 roofline_text() {
     local units="" s last
-    for s in $(step_dirs); do
-        case $(bash scripts/arch.sh input "$s") in
-            fp32) units+="${s:4:2}=fma " ;;
-            e4m3) units+="${s:4:2}=wgmma_fp8 " ;;
-            *) units+="${s:4:2}=$([ "$(bash scripts/arch.sh need "$s")" = sm_90a ] && echo wgmma || echo mma) " ;;
-        esac
-        last=${s:4:2}
-    done
+    for s in $(step_dirs); do units+="${s:4:2}=$(unit_of "$s") "; last=${s:4:2}; done
     awk -v units="$units" -v last="$last" '
         function num(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.2f", v) }
         function range(a, b) { return a == b ? a : a "-" b }
